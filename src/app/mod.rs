@@ -1,0 +1,32 @@
+//! The client half: Bevy plugins that draw what the world server built (SPEC §4–5).
+//!
+//! Only this module knows Bevy's renderer. It never reads the blueprint's bytes: it gets a
+//! [`WorldSource`](crate::world::WorldSource) and turns chunk data and mesh buffers into entities.
+
+pub mod camera;
+pub mod chunks;
+pub mod fly;
+pub mod scene;
+pub mod shot;
+pub mod sky;
+
+use crate::world::WorldSource;
+use bevy::prelude::*;
+use std::sync::Arc;
+
+/// The loaded world, shared with build tasks.
+#[derive(Resource, Clone)]
+pub struct IslandWorld {
+    pub source: Arc<WorldSource>,
+    /// Name shown in the window title and logs.
+    pub name: String,
+}
+
+/// Everything both the window and the headless path draw: chunks, sky, sun.
+pub struct IslaScenePlugin;
+
+impl Plugin for IslaScenePlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((sky::SkyPlugin, chunks::ChunkRenderPlugin, scene::SunPlugin));
+    }
+}

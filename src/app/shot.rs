@@ -1,0 +1,155 @@
+//! Headless screenshots: render a world from a camera preset into an image, with no window and no
+//! winit, on whatever Vulkan adapter is present (Mesa's software one included). Frames are pumped
+//! by hand so the result depends on the frame count, never on wall-clock time.
+
+use super::camera::CameraPreset;
+use super::scene::SunSettings;
+use super::sky::SkySettings;
+use super::{IslaScenePlugin, IslandWorld};
+use anyhow::{Context, bail};
+use bevy::app::PluginsState;
+use bevy::camera::RenderTarget;
+use bevy::prelude::*;
+use bevy::render::RenderPlugin;
+use bevy::render::render_resource::{TextureFormat, TextureUsages};
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone)]
+pub struct ShotOptions {
+    pub width: u32,
+    pub height: u32,
+    pub preset: CameraPreset,
+    pub shadows: bool,
+    pub sky: bool,
+    /// Frames rendered before the captured one (shadow maps and pipelines settle).
+    pub warmup_frames: u32,
+}
+
+impl Default for ShotOptions {
+    fn default() -> Self {
+        Self {
+            width: 480,
+            height: 270,
+            preset: CameraPreset::Overview,
+            shadows: true,
+            sky: true,
+            warmup_frames: 3,
+        }
+    }
+}
+
+/// The camera every view uses: far culling range for kilometre-scale islands, fog at the horizon.
+pub fn camera_bundle(world: &IslandWorld, preset: CameraPreset) -> impl Bundle {
+    let layout = world.source.layout;
+    let extent = layout.map_size as f32 * layout.column_m;
+    let [r, g, b] = super::sky::HORIZON;
+    (
+        Camera3d::default(),
+        Projection::Perspective(PerspectiveProjection {
+            fov: 55f32.to_radians(),
+            near: 0.5,
+            far: super::sky::DOME_RADIUS_M * 1.5,
+            ..default()
+        }),
+        DistanceFog {
+            color: Color::srgb(r, g, b),
+            directional_light_color: Color::NONE,
+            directional_light_exponent: 30.0,
+            falloff: FogFalloff::Linear {
+                start: extent * 0.9,
+                end: extent * 4.0,
+            },
+        },
+        preset.transform(&layout),
+    )
+}
+
+/// Render one frame of `world` and return it as RGBA8 (sRGB) pixels.
+pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::RgbaImage> {
+    if opts.width == 0 || opts.height == 0 || opts.width > 8192 || opts.height > 8192 {
+        bail!(
+            "shot size {}×{} is outside 1..=8192",
+            opts.width,
+            opts.height
+        );
+    }
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                ..default()
+            })
+            .set(RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..default()
+            })
+            .disable::<WinitPlugin>(),
+    )
+    .insert_resource(world.clone())
+    .insert_resource(SunSettings {
+        shadows: opts.shadows,
+        ..default()
+    })
+    .insert_resource(SkySettings { enabled: opts.sky })
+    .add_plugins(IslaScenePlugin);
+
+    while app.plugins_state() == PluginsState::Adding {
+        bevy::tasks::tick_global_task_pools_on_main_thread();
+    }
+    app.finish();
+    app.cleanup();
+
+    let mut target =
+        Image::new_target_texture(opts.width, opts.height, TextureFormat::Rgba8UnormSrgb, None);
+    target.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+    let handle = app.world_mut().resource_mut::<Assets<Image>>().add(target);
+    let cam = camera_bundle(&world, opts.preset);
+    app.world_mut()
+        .spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off));
+
+    for _ in 0..opts.warmup_frames.max(1) {
+        app.update();
+    }
+    let captured: Arc<Mutex<Option<Image>>> = Arc::default();
+    let sink = captured.clone();
+    app.world_mut()
+        .spawn(Screenshot::image(handle))
+        .observe(move |ev: On<ScreenshotCaptured>| {
+            *sink.lock().expect("capture lock") = Some(ev.image.clone());
+        });
+    for _ in 0..30 {
+        app.update();
+        if captured.lock().expect("capture lock").is_some() {
+            break;
+        }
+    }
+    let img = captured
+        .lock()
+        .expect("capture lock")
+        .take()
+        .context("the renderer never delivered the frame")?;
+    let data = img.data.context("captured frame has no pixel data")?;
+    let rgba = image::RgbaImage::from_raw(opts.width, opts.height, data)
+        .context("captured frame has the wrong size")?;
+    Ok(rgba)
+}
+
+/// Write a PNG atomically (temporary file, then rename).
+pub fn save_png(img: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgba8(img.clone())
+        .to_rgb8()
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .context("encoding PNG")?;
+    crate::blueprint::write_bytes_atomic(path, &bytes)
+        .with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,15 @@
+//! The blueprint wire format, version 2 (SPEC §1, `docs/BLUEPRINT_FORMAT.md`).
+//!
+//! This module owns the bytes: the plain-data [`Blueprint`] model, a validating reader that never
+//! allocates more than the file's own size because a length field says so, and an atomic writer.
+//! It must never know about chunks, meshes or Bevy: everything downstream reads the model.
+
+mod error;
+mod model;
+mod reader;
+mod writer;
+
+pub use error::{BlueprintError, ErrorKind};
+pub use model::*;
+pub use reader::{SectionInfo, list_sections, read_bytes, read_file};
+pub use writer::{temp_path_for, to_bytes, write_bytes_atomic, write_file_atomic};

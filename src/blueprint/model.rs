@@ -1,0 +1,284 @@
+//! The blueprint as plain data. Grids are `N × N`, X-outer / Y-inner: pixel `(x, y)` is at
+//! index `x * N + y` (SPEC §1). Map X is world X (east), map Y is world Z (south).
+
+/// The only format version this project reads and writes.
+pub const FORMAT_VERSION: u8 = 2;
+/// Header: `u8 formatVersion` · `u32 mapSize` · `i32 resolvedWorldSeed`.
+pub const HEADER_LEN: usize = 9;
+/// Section header: `u32 tag` · `u64 payloadLength`.
+pub const SECTION_HEADER_LEN: usize = 12;
+pub const MIN_MAP_SIZE: u32 = 32;
+pub const MAX_MAP_SIZE: u32 = 16384;
+/// `PRMS` body version this reader knows; longer payloads are later extensions.
+pub const PRMS_VERSION: u16 = 1;
+pub const PRMS_LEN: usize = 26;
+/// `TDTL` body version with a known layout (v2: relief + shelf-edge variation, 30 B).
+pub const TDTL_VERSION: u16 = 2;
+pub const TDTL_LEN: usize = 30;
+/// `EROS` body version with a known layout (v3: core/feather crater protection, 67 B).
+pub const EROS_VERSION: u16 = 3;
+pub const EROS_LEN: usize = 67;
+/// One `WBTB` record: id, type, salinity, level, pixel count, centroid.
+pub const WATER_BODY_RECORD_LEN: usize = 20;
+/// One `TOWN` record: x, y, tier, highway flag.
+pub const TOWN_RECORD_LEN: usize = 10;
+/// Body id 1 is the ocean (SPEC §1).
+pub const OCEAN_BODY_ID: u16 = 1;
+
+/// Section tags: four ASCII bytes read as a little-endian u32.
+pub mod tags {
+    pub const fn tag(s: &[u8; 4]) -> u32 {
+        u32::from_le_bytes(*s)
+    }
+    pub const PRMS: u32 = tag(b"PRMS");
+    pub const HGTS: u32 = tag(b"HGTS");
+    pub const BIOM: u32 = tag(b"BIOM");
+    pub const TOWN: u32 = tag(b"TOWN");
+    pub const WBID: u32 = tag(b"WBID");
+    pub const WBTB: u32 = tag(b"WBTB");
+    pub const WSRF: u32 = tag(b"WSRF");
+    pub const TCRV: u32 = tag(b"TCRV");
+    pub const TDTL: u32 = tag(b"TDTL");
+    pub const EROS: u32 = tag(b"EROS");
+}
+
+/// Biome ordinals are the wire values and append-only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[repr(u8)]
+pub enum Biome {
+    Ocean = 0,
+    Lake = 1,
+    Beach = 2,
+    Grassland = 3,
+    Forest = 4,
+    Jungle = 5,
+    Highland = 6,
+    Mountain = 7,
+    Snow = 8,
+    Wasteland = 9,
+}
+
+impl Biome {
+    pub const COUNT: u8 = 10;
+    pub const ALL: [Biome; 10] = [
+        Biome::Ocean,
+        Biome::Lake,
+        Biome::Beach,
+        Biome::Grassland,
+        Biome::Forest,
+        Biome::Jungle,
+        Biome::Highland,
+        Biome::Mountain,
+        Biome::Snow,
+        Biome::Wasteland,
+    ];
+    pub fn from_ordinal(v: u8) -> Option<Biome> {
+        Biome::ALL.get(v as usize).copied()
+    }
+}
+
+/// `PRMS`: the scalar parameters every consumer needs.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Params {
+    pub sea_level_raw: f32,
+    /// The one raw-height → metres mapping (the reference game used 251).
+    pub metres_per_raw: f32,
+    /// Horizontal size of one column in metres.
+    pub metres_per_pixel: f32,
+    pub crater_x: f32,
+    pub crater_y: f32,
+    /// 0 = no crater.
+    pub crater_radius: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum TownTier {
+    Village = 0,
+    Town = 1,
+    City = 2,
+    Capitol = 3,
+}
+
+impl TownTier {
+    pub fn from_ordinal(v: u8) -> Option<TownTier> {
+        [
+            TownTier::Village,
+            TownTier::Town,
+            TownTier::City,
+            TownTier::Capitol,
+        ]
+        .get(v as usize)
+        .copied()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Town {
+    pub x: f32,
+    pub y: f32,
+    pub tier: TownTier,
+    pub is_highway_node: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum WaterType {
+    Ocean = 0,
+    Lake = 1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Salinity {
+    Fresh = 0,
+    Salt = 1,
+}
+
+/// One `WBTB` record.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct WaterBody {
+    pub id: u16,
+    pub kind: WaterType,
+    pub salinity: Salinity,
+    pub surface_level_raw: f32,
+    pub pixel_count: i32,
+    pub centroid_x: f32,
+    pub centroid_y: f32,
+}
+
+/// `WSRF` quantisation: 0 is the no-water sentinel; level L encodes as `1 + round(L × 32768)`.
+pub mod water_level {
+    pub const NO_WATER: u16 = 0;
+    pub const STEPS_PER_RAW: f32 = 32768.0;
+    /// Encode a level in raw units; levels outside 0 … ~1.99997 are clamped into range.
+    pub fn encode(level_raw: f32) -> u16 {
+        let q = 1.0 + (level_raw * STEPS_PER_RAW).round();
+        q.clamp(1.0, u16::MAX as f32) as u16
+    }
+    /// Decode a non-sentinel value; `None` for the sentinel.
+    pub fn decode(q: u16) -> Option<f32> {
+        (q != NO_WATER).then(|| (q - 1) as f32 / STEPS_PER_RAW)
+    }
+}
+
+/// `WBID` + optional `WBTB` + optional `WSRF`: the blueprint's water, decided by the generator.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Water {
+    /// N² body ids: 0 dry, 1 the ocean, 2.. lakes.
+    pub body_ids: Vec<u16>,
+    pub bodies: Option<Vec<WaterBody>>,
+    /// N² quantised surface levels (see [`water_level`]).
+    pub surface: Option<Vec<u16>>,
+}
+
+impl Water {
+    pub fn body(&self, id: u16) -> Option<&WaterBody> {
+        self.bodies.as_ref()?.iter().find(|b| b.id == id)
+    }
+    pub fn ocean(&self) -> Option<&WaterBody> {
+        self.body(OCEAN_BODY_ID)
+    }
+}
+
+/// `TCRV`: height-curve metadata. Kept as its body bytes (after the version) so that a reader
+/// never loses what a newer curve version recorded; [`CurveMeta::values`] decodes the floats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveMeta {
+    pub version: u16,
+    pub body: Vec<u8>,
+}
+
+impl CurveMeta {
+    /// The body as consecutive little-endian f32 values (knots and anchors), trailing bytes ignored.
+    pub fn values(&self) -> Vec<f32> {
+        self.body
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+}
+
+/// `TDTL` v2: shelf micro-relief and shelf-edge variation, as applied.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct DetailMeta {
+    pub relief_amp_m: f32,
+    pub relief_freq_islands: f32,
+    pub relief_seed_offset: i32,
+    pub edge_amp_m: f32,
+    pub edge_freq_islands: f32,
+    pub edge_seed_offset: i32,
+    pub edge_max_shift_m: f32,
+}
+
+/// `EROS` v3: droplet erosion governors and constants, as applied.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ErosionMeta {
+    pub droplet_count: i32,
+    pub lifetime: i32,
+    pub brush_radius: i32,
+    pub seed_offset: i32,
+    pub carve_cap_m: f32,
+    pub deposit_cap_m: f32,
+    pub sea_margin_m: f32,
+    pub inertia: f32,
+    pub capacity_factor: f32,
+    pub min_slope_m: f32,
+    pub erode_rate: f32,
+    pub deposit_rate: f32,
+    pub evaporation: f32,
+    pub gravity: f32,
+    pub crater_core_factor: f32,
+    pub crater_feather_factor: f32,
+    pub crater_mode: u8,
+}
+
+/// A reader warning: something skipped, nothing misread.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Warning {
+    pub section: String,
+    pub offset: u64,
+    pub message: String,
+}
+
+/// One parsed blueprint. Warnings are what the reader skipped; they are not part of the model's
+/// content and the writer ignores them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blueprint {
+    pub map_size: u32,
+    pub seed: i32,
+    pub params: Params,
+    /// N² raw render heights; metres = raw × `metres_per_raw`.
+    pub heights_raw: Vec<f32>,
+    /// N² biome ordinals, each < [`Biome::COUNT`].
+    pub biomes: Vec<u8>,
+    pub towns: Option<Vec<Town>>,
+    pub water: Option<Water>,
+    pub curve: Option<CurveMeta>,
+    pub detail: Option<DetailMeta>,
+    pub erosion: Option<ErosionMeta>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Blueprint {
+    pub fn n(&self) -> usize {
+        self.map_size as usize
+    }
+    /// Index of pixel `(x, y)` in every grid (X-outer / Y-inner).
+    #[inline]
+    pub fn index(&self, x: u32, y: u32) -> usize {
+        x as usize * self.map_size as usize + y as usize
+    }
+    #[inline]
+    pub fn height_raw(&self, x: u32, y: u32) -> f32 {
+        self.heights_raw[self.index(x, y)]
+    }
+    #[inline]
+    pub fn height_m(&self, x: u32, y: u32) -> f32 {
+        self.height_raw(x, y) * self.params.metres_per_raw
+    }
+    pub fn biome(&self, x: u32, y: u32) -> Biome {
+        Biome::from_ordinal(self.biomes[self.index(x, y)]).unwrap_or(Biome::Ocean)
+    }
+    /// Size of the island along one axis, in metres.
+    pub fn extent_m(&self) -> f32 {
+        self.map_size as f32 * self.params.metres_per_pixel
+    }
+}

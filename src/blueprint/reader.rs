@@ -1,0 +1,488 @@
+//! The validating reader. It works on the whole file in memory (one allocation of the file's own
+//! size); every other allocation is for a section whose length has already been checked against
+//! both the map size and the bytes actually present, so no length field can make it allocate more
+//! than the file holds.
+
+use super::error::{BlueprintError, ErrorKind};
+use super::model::*;
+use byteorder::{ByteOrder, LittleEndian as LE};
+use std::path::Path;
+
+/// Read and validate a blueprint file. I/O problems come back as a header-level error that names
+/// the path.
+pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        BlueprintError::new(
+            ErrorKind::Io(format!("cannot read {}: {e}", path.display())),
+            None,
+            0,
+        )
+    })?;
+    read_bytes(&bytes)
+}
+
+type Tag = [u8; 4];
+
+struct Section<'a> {
+    tag: Tag,
+    /// Offset of the payload's first byte in the file.
+    offset: u64,
+    payload: &'a [u8],
+}
+
+impl Section<'_> {
+    fn err(&self, kind: ErrorKind) -> BlueprintError {
+        BlueprintError::new(kind, Some(self.tag), self.offset)
+    }
+    fn err_at(&self, kind: ErrorKind, at: usize) -> BlueprintError {
+        BlueprintError::new(kind, Some(self.tag), self.offset + at as u64)
+    }
+    fn exact(&self, expected: u64) -> Result<(), BlueprintError> {
+        if self.payload.len() as u64 != expected {
+            return Err(self.err(ErrorKind::WrongLength {
+                expected,
+                found: self.payload.len() as u64,
+            }));
+        }
+        Ok(())
+    }
+    fn at_least(&self, needed: usize) -> Result<(), BlueprintError> {
+        if self.payload.len() < needed {
+            return Err(self.err(ErrorKind::PayloadTooShort {
+                needed: needed as u64,
+                found: self.payload.len() as u64,
+            }));
+        }
+        Ok(())
+    }
+    /// A record table: `i32 count` then `count` records of `record_len` bytes, nothing more.
+    fn counted(&self, record_len: usize) -> Result<usize, BlueprintError> {
+        self.at_least(4)?;
+        let count = LE::read_i32(self.payload);
+        if count < 0 {
+            return Err(self.err(ErrorKind::NegativeCount { count }));
+        }
+        let expected = 4u64 + count as u64 * record_len as u64;
+        if expected != self.payload.len() as u64 {
+            return Err(self.err(ErrorKind::InconsistentCount {
+                count,
+                payload: self.payload.len() as u64,
+            }));
+        }
+        Ok(count as usize)
+    }
+}
+
+/// Split the file into its header and framed sections without interpreting payloads.
+fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
+    if bytes.is_empty() {
+        return Err(BlueprintError::new(ErrorKind::Empty, None, 0));
+    }
+    // Dispatch on the first byte before anything else so a legacy file gets the right message.
+    if bytes[0] != FORMAT_VERSION {
+        return Err(BlueprintError::new(
+            ErrorKind::UnsupportedVersion { found: bytes[0] },
+            None,
+            0,
+        ));
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(BlueprintError::new(
+            ErrorKind::TruncatedHeader { len: bytes.len() },
+            None,
+            0,
+        ));
+    }
+    let map_size = LE::read_u32(&bytes[1..5]);
+    if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&map_size) {
+        return Err(BlueprintError::new(
+            ErrorKind::MapSizeOutOfRange { size: map_size },
+            None,
+            1,
+        ));
+    }
+    let seed = LE::read_i32(&bytes[5..9]);
+
+    let mut sections: Vec<Section<'_>> = Vec::new();
+    let mut pos = HEADER_LEN;
+    while pos < bytes.len() {
+        let remaining = bytes.len() - pos;
+        if remaining < SECTION_HEADER_LEN {
+            return Err(BlueprintError::new(
+                ErrorKind::TruncatedSectionHeader { remaining },
+                None,
+                pos as u64,
+            ));
+        }
+        let tag: Tag = bytes[pos..pos + 4].try_into().expect("4 bytes");
+        let length = LE::read_u64(&bytes[pos + 4..pos + 12]);
+        let payload_start = pos + SECTION_HEADER_LEN;
+        let left = (bytes.len() - payload_start) as u64;
+        if length > left {
+            return Err(BlueprintError::new(
+                ErrorKind::SectionPastEnd {
+                    length,
+                    remaining: left,
+                },
+                Some(tag),
+                pos as u64 + 4,
+            ));
+        }
+        if sections.iter().any(|s| s.tag == tag) {
+            return Err(BlueprintError::new(
+                ErrorKind::DuplicateSection,
+                Some(tag),
+                pos as u64,
+            ));
+        }
+        let end = payload_start + length as usize;
+        sections.push(Section {
+            tag,
+            offset: payload_start as u64,
+            payload: &bytes[payload_start..end],
+        });
+        pos = end;
+    }
+    Ok((map_size, seed, sections))
+}
+
+/// Parse and validate a blueprint held in memory.
+pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
+    let (map_size, seed, sections) = frame(bytes)?;
+    let n = map_size as usize;
+    let cells = n * n;
+    let find = |t: u32| sections.iter().find(|s| LE::read_u32(&s.tag) == t);
+    let missing = |name: &[u8; 4]| {
+        BlueprintError::new(ErrorKind::MissingSection, Some(*name), bytes.len() as u64)
+    };
+    let mut warnings = Vec::new();
+
+    for s in &sections {
+        let t = LE::read_u32(&s.tag);
+        let known = [
+            tags::PRMS,
+            tags::HGTS,
+            tags::BIOM,
+            tags::TOWN,
+            tags::WBID,
+            tags::WBTB,
+            tags::WSRF,
+            tags::TCRV,
+            tags::TDTL,
+            tags::EROS,
+        ];
+        if !known.contains(&t) {
+            warnings.push(Warning {
+                section: super::error::tag_name(s.tag),
+                offset: s.offset - SECTION_HEADER_LEN as u64,
+                message: format!("unknown section skipped ({} bytes)", s.payload.len()),
+            });
+        }
+    }
+
+    let params = parse_params(
+        find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?,
+        &mut warnings,
+    )?;
+    let heights_raw = parse_heights(find(tags::HGTS).ok_or_else(|| missing(b"HGTS"))?, map_size)?;
+    let biomes = parse_biomes(find(tags::BIOM).ok_or_else(|| missing(b"BIOM"))?, map_size)?;
+    let towns = find(tags::TOWN).map(parse_towns).transpose()?;
+
+    let wbid = find(tags::WBID);
+    let water = match wbid {
+        None => {
+            for (t, name) in [(tags::WBTB, "WBID"), (tags::WSRF, "WBID")] {
+                if let Some(s) = find(t) {
+                    return Err(s.err(ErrorKind::RequiresSection { needs: name }));
+                }
+            }
+            None
+        }
+        Some(s) => {
+            s.exact(2 * cells as u64)?;
+            let body_ids = read_u16s(s.payload);
+            let bodies = find(tags::WBTB).map(parse_bodies).transpose()?;
+            let surface = match find(tags::WSRF) {
+                Some(w) => {
+                    w.exact(2 * cells as u64)?;
+                    Some(read_u16s(w.payload))
+                }
+                None => None,
+            };
+            Some(Water {
+                body_ids,
+                bodies,
+                surface,
+            })
+        }
+    };
+
+    let curve = match find(tags::TCRV) {
+        Some(s) => {
+            s.at_least(2)?;
+            Some(CurveMeta {
+                version: LE::read_u16(s.payload),
+                body: s.payload[2..].to_vec(),
+            })
+        }
+        None => None,
+    };
+    let detail = match find(tags::TDTL) {
+        Some(s) => parse_detail(s, &mut warnings)?,
+        None => None,
+    };
+    let erosion = match find(tags::EROS) {
+        Some(s) => parse_erosion(s, &mut warnings)?,
+        None => None,
+    };
+
+    Ok(Blueprint {
+        map_size,
+        seed,
+        params,
+        heights_raw,
+        biomes,
+        towns,
+        water,
+        curve,
+        detail,
+        erosion,
+        warnings,
+    })
+}
+
+fn read_u16s(p: &[u8]) -> Vec<u16> {
+    let mut v = vec![0u16; p.len() / 2];
+    LE::read_u16_into(p, &mut v);
+    v
+}
+
+fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Params, BlueprintError> {
+    s.at_least(2)?;
+    let version = LE::read_u16(s.payload);
+    if version != PRMS_VERSION {
+        return Err(s.err(ErrorKind::UnsupportedPrmsVersion { found: version }));
+    }
+    s.at_least(PRMS_LEN)?;
+    if s.payload.len() > PRMS_LEN {
+        warnings.push(Warning {
+            section: "PRMS".into(),
+            offset: s.offset + PRMS_LEN as u64,
+            message: format!(
+                "{} bytes of a later extension skipped",
+                s.payload.len() - PRMS_LEN
+            ),
+        });
+    }
+    let f = |i: usize| LE::read_f32(&s.payload[2 + 4 * i..]);
+    let p = Params {
+        sea_level_raw: f(0),
+        metres_per_raw: f(1),
+        metres_per_pixel: f(2),
+        crater_x: f(3),
+        crater_y: f(4),
+        crater_radius: f(5),
+    };
+    let checks: [(&'static str, f32, bool); 6] = [
+        ("seaLevelRaw", p.sea_level_raw, p.sea_level_raw.is_finite()),
+        (
+            "metresPerRaw",
+            p.metres_per_raw,
+            p.metres_per_raw.is_finite() && p.metres_per_raw > 0.0,
+        ),
+        (
+            "metresPerPixel",
+            p.metres_per_pixel,
+            p.metres_per_pixel.is_finite() && p.metres_per_pixel > 0.0,
+        ),
+        ("craterX", p.crater_x, p.crater_x.is_finite()),
+        ("craterY", p.crater_y, p.crater_y.is_finite()),
+        (
+            "craterRadius",
+            p.crater_radius,
+            p.crater_radius.is_finite() && p.crater_radius >= 0.0,
+        ),
+    ];
+    for (i, (name, value, ok)) in checks.into_iter().enumerate() {
+        if !ok {
+            return Err(s.err_at(ErrorKind::InvalidParameter { name, value }, 2 + 4 * i));
+        }
+    }
+    Ok(p)
+}
+
+fn parse_heights(s: &Section<'_>, n: u32) -> Result<Vec<f32>, BlueprintError> {
+    let cells = n as u64 * n as u64;
+    s.exact(4 * cells)?;
+    let mut h = vec![0f32; cells as usize];
+    LE::read_f32_into(s.payload, &mut h);
+    if let Some(i) = h.iter().position(|v| !v.is_finite()) {
+        let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
+        return Err(s.err_at(ErrorKind::NonFiniteHeight { x, y, value: h[i] }, 4 * i));
+    }
+    Ok(h)
+}
+
+fn parse_biomes(s: &Section<'_>, n: u32) -> Result<Vec<u8>, BlueprintError> {
+    s.exact(n as u64 * n as u64)?;
+    if let Some(i) = s.payload.iter().position(|&b| b >= Biome::COUNT) {
+        let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
+        return Err(s.err_at(
+            ErrorKind::BiomeOutOfRange {
+                x,
+                y,
+                ordinal: s.payload[i],
+            },
+            i,
+        ));
+    }
+    Ok(s.payload.to_vec())
+}
+
+fn parse_towns(s: &Section<'_>) -> Result<Vec<Town>, BlueprintError> {
+    let count = s.counted(TOWN_RECORD_LEN)?;
+    let mut towns = Vec::with_capacity(count);
+    for i in 0..count {
+        let at = 4 + i * TOWN_RECORD_LEN;
+        let r = &s.payload[at..at + TOWN_RECORD_LEN];
+        let tier = TownTier::from_ordinal(r[8]).ok_or_else(|| {
+            s.err_at(
+                ErrorKind::TownTierOutOfRange {
+                    index: i,
+                    tier: r[8],
+                },
+                at + 8,
+            )
+        })?;
+        towns.push(Town {
+            x: LE::read_f32(&r[0..]),
+            y: LE::read_f32(&r[4..]),
+            tier,
+            is_highway_node: r[9] != 0,
+        });
+    }
+    Ok(towns)
+}
+
+fn parse_bodies(s: &Section<'_>) -> Result<Vec<WaterBody>, BlueprintError> {
+    let count = s.counted(WATER_BODY_RECORD_LEN)?;
+    let mut bodies = Vec::with_capacity(count);
+    for i in 0..count {
+        let at = 4 + i * WATER_BODY_RECORD_LEN;
+        let r = &s.payload[at..at + WATER_BODY_RECORD_LEN];
+        let kind = match r[2] {
+            0 => WaterType::Ocean,
+            1 => WaterType::Lake,
+            v => {
+                return Err(s.err_at(
+                    ErrorKind::WaterTypeOutOfRange { index: i, value: v },
+                    at + 2,
+                ));
+            }
+        };
+        let salinity = match r[3] {
+            0 => Salinity::Fresh,
+            1 => Salinity::Salt,
+            v => return Err(s.err_at(ErrorKind::SalinityOutOfRange { index: i, value: v }, at + 3)),
+        };
+        bodies.push(WaterBody {
+            id: LE::read_u16(&r[0..]),
+            kind,
+            salinity,
+            surface_level_raw: LE::read_f32(&r[4..]),
+            pixel_count: LE::read_i32(&r[8..]),
+            centroid_x: LE::read_f32(&r[12..]),
+            centroid_y: LE::read_f32(&r[16..]),
+        });
+    }
+    Ok(bodies)
+}
+
+/// A versioned metadata body: an unknown version is skipped whole with a warning (never misread).
+fn versioned<'a>(
+    s: &Section<'a>,
+    known: u16,
+    len: usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<&'a [u8]>, BlueprintError> {
+    s.at_least(2)?;
+    let version = LE::read_u16(s.payload);
+    let name = super::error::tag_name(s.tag);
+    if version != known {
+        warnings.push(Warning {
+            section: name.clone(),
+            offset: s.offset,
+            message: format!("{name} version {version} is not the known version {known}; section skipped, metadata left empty"),
+        });
+        return Ok(None);
+    }
+    s.at_least(len)?;
+    Ok(Some(&s.payload[2..]))
+}
+
+fn parse_detail(
+    s: &Section<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<DetailMeta>, BlueprintError> {
+    Ok(
+        versioned(s, TDTL_VERSION, TDTL_LEN, warnings)?.map(|b| DetailMeta {
+            relief_amp_m: LE::read_f32(&b[0..]),
+            relief_freq_islands: LE::read_f32(&b[4..]),
+            relief_seed_offset: LE::read_i32(&b[8..]),
+            edge_amp_m: LE::read_f32(&b[12..]),
+            edge_freq_islands: LE::read_f32(&b[16..]),
+            edge_seed_offset: LE::read_i32(&b[20..]),
+            edge_max_shift_m: LE::read_f32(&b[24..]),
+        }),
+    )
+}
+
+fn parse_erosion(
+    s: &Section<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<ErosionMeta>, BlueprintError> {
+    Ok(versioned(s, EROS_VERSION, EROS_LEN, warnings)?.map(|b| {
+        let f = |i: usize| LE::read_f32(&b[16 + 4 * i..]);
+        ErosionMeta {
+            droplet_count: LE::read_i32(&b[0..]),
+            lifetime: LE::read_i32(&b[4..]),
+            brush_radius: LE::read_i32(&b[8..]),
+            seed_offset: LE::read_i32(&b[12..]),
+            carve_cap_m: f(0),
+            deposit_cap_m: f(1),
+            sea_margin_m: f(2),
+            inertia: f(3),
+            capacity_factor: f(4),
+            min_slope_m: f(5),
+            erode_rate: f(6),
+            deposit_rate: f(7),
+            evaporation: f(8),
+            gravity: f(9),
+            crater_core_factor: f(10),
+            crater_feather_factor: f(11),
+            crater_mode: b[64],
+        }
+    }))
+}
+
+/// Where a section sits in a file, for `isla info`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SectionInfo {
+    pub tag: String,
+    /// Offset of the section header.
+    pub offset: u64,
+    pub payload_bytes: u64,
+}
+
+/// The header fields and the section table of a file, after the framing checks only.
+pub fn list_sections(bytes: &[u8]) -> Result<Vec<SectionInfo>, BlueprintError> {
+    let (_, _, sections) = frame(bytes)?;
+    Ok(sections
+        .iter()
+        .map(|s| SectionInfo {
+            tag: super::error::tag_name(s.tag),
+            offset: s.offset - SECTION_HEADER_LEN as u64,
+            payload_bytes: s.payload.len() as u64,
+        })
+        .collect())
+}

@@ -1,0 +1,264 @@
+//! The writer: refuses a model the reader would refuse (same error types), lays sections out in
+//! one fixed order so equal models give equal bytes, and replaces files atomically.
+
+use super::error::{BlueprintError, ErrorKind};
+use super::model::*;
+use byteorder::{ByteOrder, LittleEndian as LE, WriteBytesExt};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn model_err(kind: ErrorKind, tag: &[u8; 4]) -> BlueprintError {
+    BlueprintError::new(kind, Some(*tag), 0)
+}
+
+fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
+    let n = bp.map_size;
+    if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&n) {
+        return Err(BlueprintError::new(
+            ErrorKind::MapSizeOutOfRange { size: n },
+            None,
+            1,
+        ));
+    }
+    let cells = n as u64 * n as u64;
+    let p = &bp.params;
+    if !(p.metres_per_raw.is_finite() && p.metres_per_raw > 0.0) {
+        return Err(model_err(
+            ErrorKind::InvalidParameter {
+                name: "metresPerRaw",
+                value: p.metres_per_raw,
+            },
+            b"PRMS",
+        ));
+    }
+    if !(p.metres_per_pixel.is_finite() && p.metres_per_pixel > 0.0) {
+        return Err(model_err(
+            ErrorKind::InvalidParameter {
+                name: "metresPerPixel",
+                value: p.metres_per_pixel,
+            },
+            b"PRMS",
+        ));
+    }
+    if !(p.crater_radius.is_finite() && p.crater_radius >= 0.0) {
+        return Err(model_err(
+            ErrorKind::InvalidParameter {
+                name: "craterRadius",
+                value: p.crater_radius,
+            },
+            b"PRMS",
+        ));
+    }
+    for (name, v) in [
+        ("seaLevelRaw", p.sea_level_raw),
+        ("craterX", p.crater_x),
+        ("craterY", p.crater_y),
+    ] {
+        if !v.is_finite() {
+            return Err(model_err(
+                ErrorKind::InvalidParameter { name, value: v },
+                b"PRMS",
+            ));
+        }
+    }
+    let grid = |len: usize, tag: &[u8; 4]| {
+        if len as u64 != cells {
+            Err(model_err(
+                ErrorKind::WrongLength {
+                    expected: cells,
+                    found: len as u64,
+                },
+                tag,
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    grid(bp.heights_raw.len(), b"HGTS")?;
+    if let Some(i) = bp.heights_raw.iter().position(|h| !h.is_finite()) {
+        let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
+        return Err(model_err(
+            ErrorKind::NonFiniteHeight {
+                x,
+                y,
+                value: bp.heights_raw[i],
+            },
+            b"HGTS",
+        ));
+    }
+    grid(bp.biomes.len(), b"BIOM")?;
+    if let Some(i) = bp.biomes.iter().position(|&b| b >= Biome::COUNT) {
+        let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
+        return Err(model_err(
+            ErrorKind::BiomeOutOfRange {
+                x,
+                y,
+                ordinal: bp.biomes[i],
+            },
+            b"BIOM",
+        ));
+    }
+    if let Some(w) = &bp.water {
+        grid(w.body_ids.len(), b"WBID")?;
+        if let Some(s) = &w.surface {
+            grid(s.len(), b"WSRF")?;
+        }
+    }
+    Ok(())
+}
+
+fn section(out: &mut Vec<u8>, tag: u32, payload: &[u8]) {
+    out.extend_from_slice(&tag.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// Serialise a model. Equal models give equal bytes.
+pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
+    validate(bp)?;
+    let cells = bp.n() * bp.n();
+    let mut out = Vec::with_capacity(HEADER_LEN + 7 * cells + 256);
+    out.push(FORMAT_VERSION);
+    out.extend_from_slice(&bp.map_size.to_le_bytes());
+    out.extend_from_slice(&bp.seed.to_le_bytes());
+
+    let mut p = Vec::with_capacity(PRMS_LEN);
+    p.write_u16::<LE>(PRMS_VERSION).unwrap();
+    let pr = &bp.params;
+    for v in [
+        pr.sea_level_raw,
+        pr.metres_per_raw,
+        pr.metres_per_pixel,
+        pr.crater_x,
+        pr.crater_y,
+        pr.crater_radius,
+    ] {
+        p.write_f32::<LE>(v).unwrap();
+    }
+    section(&mut out, tags::PRMS, &p);
+
+    let mut h = vec![0u8; 4 * cells];
+    LE::write_f32_into(&bp.heights_raw, &mut h);
+    section(&mut out, tags::HGTS, &h);
+    drop(h);
+    section(&mut out, tags::BIOM, &bp.biomes);
+
+    if let Some(towns) = &bp.towns {
+        let mut t = Vec::with_capacity(4 + towns.len() * TOWN_RECORD_LEN);
+        t.write_i32::<LE>(towns.len() as i32).unwrap();
+        for town in towns {
+            t.write_f32::<LE>(town.x).unwrap();
+            t.write_f32::<LE>(town.y).unwrap();
+            t.push(town.tier as u8);
+            t.push(town.is_highway_node as u8);
+        }
+        section(&mut out, tags::TOWN, &t);
+    }
+    if let Some(w) = &bp.water {
+        let mut ids = vec![0u8; 2 * cells];
+        LE::write_u16_into(&w.body_ids, &mut ids);
+        section(&mut out, tags::WBID, &ids);
+        if let Some(bodies) = &w.bodies {
+            let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_RECORD_LEN);
+            b.write_i32::<LE>(bodies.len() as i32).unwrap();
+            for body in bodies {
+                b.write_u16::<LE>(body.id).unwrap();
+                b.push(body.kind as u8);
+                b.push(body.salinity as u8);
+                b.write_f32::<LE>(body.surface_level_raw).unwrap();
+                b.write_i32::<LE>(body.pixel_count).unwrap();
+                b.write_f32::<LE>(body.centroid_x).unwrap();
+                b.write_f32::<LE>(body.centroid_y).unwrap();
+            }
+            section(&mut out, tags::WBTB, &b);
+        }
+        if let Some(s) = &w.surface {
+            LE::write_u16_into(s, &mut ids);
+            section(&mut out, tags::WSRF, &ids);
+        }
+    }
+    if let Some(c) = &bp.curve {
+        let mut b = Vec::with_capacity(2 + c.body.len());
+        b.write_u16::<LE>(c.version).unwrap();
+        b.extend_from_slice(&c.body);
+        section(&mut out, tags::TCRV, &b);
+    }
+    if let Some(d) = &bp.detail {
+        let mut b = Vec::with_capacity(TDTL_LEN);
+        b.write_u16::<LE>(TDTL_VERSION).unwrap();
+        b.write_f32::<LE>(d.relief_amp_m).unwrap();
+        b.write_f32::<LE>(d.relief_freq_islands).unwrap();
+        b.write_i32::<LE>(d.relief_seed_offset).unwrap();
+        b.write_f32::<LE>(d.edge_amp_m).unwrap();
+        b.write_f32::<LE>(d.edge_freq_islands).unwrap();
+        b.write_i32::<LE>(d.edge_seed_offset).unwrap();
+        b.write_f32::<LE>(d.edge_max_shift_m).unwrap();
+        section(&mut out, tags::TDTL, &b);
+    }
+    if let Some(e) = &bp.erosion {
+        let mut b = Vec::with_capacity(EROS_LEN);
+        b.write_u16::<LE>(EROS_VERSION).unwrap();
+        for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
+            b.write_i32::<LE>(v).unwrap();
+        }
+        for v in [
+            e.carve_cap_m,
+            e.deposit_cap_m,
+            e.sea_margin_m,
+            e.inertia,
+            e.capacity_factor,
+            e.min_slope_m,
+            e.erode_rate,
+            e.deposit_rate,
+            e.evaporation,
+            e.gravity,
+            e.crater_core_factor,
+            e.crater_feather_factor,
+        ] {
+            b.write_f32::<LE>(v).unwrap();
+        }
+        b.push(e.crater_mode);
+        section(&mut out, tags::EROS, &b);
+    }
+    Ok(out)
+}
+
+/// The temporary file a write goes through: same folder (so the rename is atomic), hidden name.
+pub fn temp_path_for(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Write a blueprint atomically: serialise, write a temporary file in the same folder, flush and
+/// sync it, then rename it over the target. A crash at any point leaves either the old file or the
+/// new one, never a half-written blueprint.
+pub fn write_file_atomic(path: &Path, bp: &Blueprint) -> Result<(), BlueprintError> {
+    let bytes = to_bytes(bp)?;
+    write_bytes_atomic(path, &bytes).map_err(|e| {
+        BlueprintError::new(
+            ErrorKind::Io(format!("cannot write {}: {e}", path.display())),
+            None,
+            0,
+        )
+    })
+}
+
+/// The atomic replace on its own, for any bytes.
+pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_path_for(path);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.flush()?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,409 @@
+//! `isla`: the command line. With no arguments it flies over the default island.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use isla::app::IslandWorld;
+use isla::app::camera::CameraPreset;
+use isla::blueprint::{self, Blueprint};
+use isla::world::{ChunkCoord, ChunkData, PADDED, WorldSource, build_chunk};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "isla",
+    version,
+    about = "Fly over island blueprints; forge, inspect and render them"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open a window and fly over a blueprint (the default command).
+    Fly {
+        /// Blueprint file; defaults to the repository's default island.
+        blueprint: Option<PathBuf>,
+        /// Exit after this many frames (smoke tests).
+        #[arg(long)]
+        frames: Option<u32>,
+    },
+    /// Generate an island and write it as a blueprint (atomically).
+    Forge {
+        #[arg(long, default_value_t = 7)]
+        seed: i32,
+        #[arg(long, default_value_t = 256)]
+        size: u32,
+        #[arg(long, default_value_t = 4.0)]
+        metres_per_pixel: f32,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Describe a blueprint: header, sections, sizes, warnings.
+    Info {
+        blueprint: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Render a blueprint headless (no window) to a PNG.
+    Shot {
+        blueprint: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 480)]
+        width: u32,
+        #[arg(long, default_value_t = 270)]
+        height: u32,
+        #[arg(long, value_enum, default_value_t = CameraPreset::Overview)]
+        preset: CameraPreset,
+        /// Turn the sun's shadows off.
+        #[arg(long)]
+        no_shadows: bool,
+        /// Turn the sky dome off (the clear colour shows).
+        #[arg(long)]
+        no_sky: bool,
+    },
+    /// Dump the per-column data of the chunk holding blueprint pixel X,Y.
+    Chunk {
+        blueprint: PathBuf,
+        /// Blueprint pixel `X,Y`.
+        #[arg(long, value_parser = parse_xy)]
+        at: (u32, u32),
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_xy(s: &str) -> Result<(u32, u32), String> {
+    let (x, y) = s.split_once(',').ok_or("expected X,Y")?;
+    Ok((
+        x.trim().parse().map_err(|e| format!("X: {e}"))?,
+        y.trim().parse().map_err(|e| format!("Y: {e}"))?,
+    ))
+}
+
+/// A failure the user caused (bad input): one line, exit code 2.
+struct BadInput(anyhow::Error);
+
+fn load(path: &Path) -> Result<(Blueprint, PathBuf), BadInput> {
+    let path = isla::resolve_blueprint_path(path);
+    let bp = blueprint::read_file(&path)
+        .map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
+    for w in &bp.warnings {
+        eprintln!(
+            "warning: {}: {} at byte {}: {}",
+            path.display(),
+            w.section,
+            w.offset,
+            w.message
+        );
+    }
+    Ok((bp, path))
+}
+
+fn world_of(bp: Blueprint, path: &Path) -> IslandWorld {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "blueprint".into());
+    IslandWorld {
+        source: Arc::new(WorldSource::new(Arc::new(bp))),
+        name,
+    }
+}
+
+/// Panics (for example "no Vulkan adapter") become one readable line unless a backtrace is asked
+/// for with `RUST_BACKTRACE`.
+fn install_panic_hook() {
+    if std::env::var_os("RUST_BACKTRACE").is_some() {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" ({}:{})", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal failure: {msg}{at}");
+        if msg.contains("GPU") {
+            eprintln!(
+                "hint: no Vulkan adapter was found; scripts/system-packages installs Mesa's software driver"
+            );
+        }
+    }));
+}
+
+fn main() -> ExitCode {
+    install_panic_hook();
+    let cli = Cli::parse();
+    let command = cli.command.unwrap_or(Command::Fly {
+        blueprint: None,
+        frames: None,
+    });
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(command)));
+    let Ok(result) = outcome else {
+        return ExitCode::from(101);
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure::Bad(BadInput(e))) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Failure {
+    Bad(BadInput),
+    Other(anyhow::Error),
+}
+impl From<BadInput> for Failure {
+    fn from(b: BadInput) -> Self {
+        Failure::Bad(b)
+    }
+}
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Other(e)
+    }
+}
+
+fn run(cmd: Command) -> Result<ExitCode, Failure> {
+    match cmd {
+        Command::Fly { blueprint, frames } => {
+            let path = blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
+            let (bp, path) = load(&path)?;
+            let exit = isla::app::fly::run(
+                world_of(bp, &path),
+                isla::app::fly::FlyOptions {
+                    exit_after_frames: frames,
+                },
+            );
+            Ok(if exit.is_success() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Forge {
+            seed,
+            size,
+            metres_per_pixel,
+            out,
+        } => {
+            let mut dials = isla::forge::ForgeDials::new(seed, size);
+            dials.metres_per_pixel = metres_per_pixel;
+            let t = std::time::Instant::now();
+            let bp = isla::forge::forge(&dials, |r| {
+                eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail)
+            })
+            .map_err(BadInput)?;
+            blueprint::write_file_atomic(&out, &bp)
+                .map_err(|e| Failure::Other(anyhow::anyhow!("{e}")))?;
+            eprintln!(
+                "forge: wrote {} ({}², seed {seed}) in {:.2} s",
+                out.display(),
+                size,
+                t.elapsed().as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Info { blueprint, json } => {
+            let path = isla::resolve_blueprint_path(&blueprint);
+            let bytes = std::fs::read(&path)
+                .map_err(|e| BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+            let bp = blueprint::read_bytes(&bytes)
+                .map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
+            let sections =
+                blueprint::list_sections(&bytes).map_err(|e| BadInput(anyhow::anyhow!("{e}")))?;
+            print_info(&path, bytes.len(), &bp, &sections, json);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Shot {
+            blueprint,
+            out,
+            width,
+            height,
+            preset,
+            no_shadows,
+            no_sky,
+        } => {
+            let (bp, path) = load(&blueprint)?;
+            let opts = isla::app::shot::ShotOptions {
+                width,
+                height,
+                preset,
+                shadows: !no_shadows,
+                sky: !no_sky,
+                ..Default::default()
+            };
+            let t = std::time::Instant::now();
+            let img = isla::app::shot::render(world_of(bp, &path), &opts)?;
+            isla::app::shot::save_png(&img, &out)?;
+            eprintln!(
+                "shot: wrote {} ({width}×{height}, {preset:?}) in {:.1} s",
+                out.display(),
+                t.elapsed().as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Chunk {
+            blueprint,
+            at,
+            json,
+        } => {
+            let (bp, _) = load(&blueprint)?;
+            if at.0 >= bp.map_size || at.1 >= bp.map_size {
+                return Err(BadInput(anyhow::anyhow!(
+                    "pixel {},{} is outside the {}² map",
+                    at.0,
+                    at.1,
+                    bp.map_size
+                ))
+                .into());
+            }
+            let src = WorldSource::new(Arc::new(bp));
+            let coord = ChunkCoord::containing_pixel(at.0, at.1);
+            let chunk = build_chunk(&src, coord);
+            print_chunk(&src, &chunk, json).context("printing chunk")?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn print_info(
+    path: &Path,
+    size: usize,
+    bp: &Blueprint,
+    sections: &[blueprint::SectionInfo],
+    json: bool,
+) {
+    if json {
+        let v = serde_json::json!({
+            "path": path.display().to_string(),
+            "file_bytes": size,
+            "format_version": blueprint::FORMAT_VERSION,
+            "map_size": bp.map_size,
+            "seed": bp.seed,
+            "params": bp.params,
+            "sections": sections,
+            "water_bodies": bp.water.as_ref().and_then(|w| w.bodies.clone()).unwrap_or_default(),
+            "towns": bp.towns.as_ref().map_or(0, |t| t.len()),
+            "warnings": bp.warnings,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("JSON"));
+        return;
+    }
+    let p = &bp.params;
+    println!(
+        "{}: blueprint v{}, {} bytes",
+        path.display(),
+        blueprint::FORMAT_VERSION,
+        size
+    );
+    println!(
+        "  map {0}×{0} pixels at {1} m = {2:.0} m across, seed {3}",
+        bp.map_size,
+        p.metres_per_pixel,
+        bp.extent_m(),
+        bp.seed
+    );
+    println!(
+        "  sea level {} raw ({:.1} m), {} m per raw unit",
+        p.sea_level_raw,
+        p.sea_level_raw * p.metres_per_raw,
+        p.metres_per_raw
+    );
+    if p.crater_radius > 0.0 {
+        println!(
+            "  crater at ({}, {}) radius {} px",
+            p.crater_x, p.crater_y, p.crater_radius
+        );
+    }
+    println!("  sections:");
+    for s in sections {
+        println!(
+            "    {:<6} at byte {:>10}  {:>12} bytes",
+            s.tag, s.offset, s.payload_bytes
+        );
+    }
+    if let Some(bodies) = bp.water.as_ref().and_then(|w| w.bodies.as_ref()) {
+        println!("  water bodies: {}", bodies.len());
+        for b in bodies {
+            println!(
+                "    #{:<4} {:?} {:?} level {:.5} raw ({:.1} m), {} px, centroid ({:.0}, {:.0})",
+                b.id,
+                b.kind,
+                b.salinity,
+                b.surface_level_raw,
+                b.surface_level_raw * p.metres_per_raw,
+                b.pixel_count,
+                b.centroid_x,
+                b.centroid_y
+            );
+        }
+    }
+    for w in &bp.warnings {
+        println!(
+            "  warning: {} at byte {}: {}",
+            w.section, w.offset, w.message
+        );
+    }
+}
+
+fn print_chunk(src: &WorldSource, c: &ChunkData, json: bool) -> anyhow::Result<()> {
+    let n = src.blueprint.map_size as i64;
+    let mut rows = Vec::new();
+    for cx in 0..PADDED - 1 {
+        for cz in 0..PADDED - 1 {
+            let (x, y) = (c.origin_px.0 + cx as i64, c.origin_px.1 + cz as i64);
+            if x >= n || y >= n {
+                continue;
+            }
+            let i = ChunkData::column_index(cx, cz);
+            let w = c.water.as_ref().and_then(|w| w.columns[i]);
+            rows.push(serde_json::json!({
+                "x": x, "y": y,
+                "surface_y_m": c.surface_y_m[i],
+                "wet": w.is_some(),
+                "level_raw": w.map(|w| w.level_raw),
+                "water_surface_y_m": w.map(|w| w.water_surface_y_m),
+                "true_depth_m": w.map(|w| w.true_depth_m),
+                "seam": w.is_some_and(|w| w.seam),
+            }));
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string(&rows)?);
+    } else {
+        let wet = c.water.as_ref().map_or(0, |w| w.wet_columns);
+        let seam = c.water.as_ref().map_or(0, |w| w.seam_columns);
+        println!(
+            "chunk ({}, {}): pixels {}..{} × {}..{}, {} sections, {} wet columns ({} seam), max depth {:.1} m",
+            c.coord.x,
+            c.coord.z,
+            c.origin_px.0,
+            c.origin_px.0 + 31,
+            c.origin_px.1,
+            c.origin_px.1 + 31,
+            c.sections.len(),
+            wet,
+            seam,
+            c.water.as_ref().map_or(0.0, |w| w.max_depth_m)
+        );
+    }
+    Ok(())
+}

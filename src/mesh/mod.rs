@@ -1,0 +1,16 @@
+//! Meshing: pure functions from chunk data to plain vertex and index buffers (SPEC §4). The app
+//! turns those buffers into Bevy meshes; nothing here knows about Bevy.
+//!
+//! - [`marching_cubes`]: the terrain surface of the density field, normals from the density
+//!   gradient, vertex colours from the material palette. Vertices on a chunk's border are computed
+//!   from global sample coordinates and the same two densities in the same order on both sides,
+//!   so neighbouring chunks meet exactly.
+//! - [`water`]: the translucent water sheet, a separate mesh that never enters the density field.
+
+pub mod marching_cubes;
+pub mod palette;
+pub mod tables;
+pub mod water;
+
+pub use marching_cubes::{Mesher, TerrainMesh};
+pub use water::{WaterMesh, mesh_water, water_colour};

@@ -1,0 +1,35 @@
+//! Material colours (linear RGB). Chosen to read well under a warm sun and a blue ambient.
+
+use crate::world::Material;
+
+/// sRGB display colour → linear, as vertex colours must be.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+pub fn srgb(r: f32, g: f32, b: f32) -> [f32; 4] {
+    [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b), 1.0]
+}
+
+/// Linear RGBA per [`Material`] ordinal.
+pub fn material_colour(m: u8) -> [f32; 4] {
+    const AIR: u8 = Material::Air as u8;
+    match m {
+        x if x == Material::Sand as u8 => srgb(0.84, 0.78, 0.58),
+        x if x == Material::Grass as u8 => srgb(0.42, 0.60, 0.27),
+        x if x == Material::ForestFloor as u8 => srgb(0.26, 0.45, 0.20),
+        x if x == Material::JungleFloor as u8 => srgb(0.20, 0.42, 0.16),
+        x if x == Material::Rock as u8 => srgb(0.50, 0.47, 0.44),
+        x if x == Material::Snow as u8 => srgb(0.93, 0.94, 0.96),
+        x if x == Material::Dirt as u8 => srgb(0.45, 0.36, 0.25),
+        x if x == Material::Seabed as u8 => srgb(0.62, 0.58, 0.45),
+        x if x == Material::Ash as u8 => srgb(0.40, 0.37, 0.34),
+        x if x == Material::Heath as u8 => srgb(0.55, 0.56, 0.33),
+        AIR => [1.0, 0.0, 1.0, 1.0],
+        _ => [1.0, 0.0, 1.0, 1.0],
+    }
+}

@@ -1,0 +1,94 @@
+//! The water sheet (SPEC §4): a separate, flat, upward-facing mesh per chunk.
+//!
+//! Per cell of four columns: drawn if **any** corner is wet, flat at the **highest** wet corner's
+//! surface (which carries the sheet under the shoreline so no dry gap shows along coasts), coloured
+//! by the **deepest** wet corner's true depth through a smoothstep ramp from shallow teal to deep
+//! navy that bottoms out at [`RAMP_DEPTH_M`]. Only horizontal quads: sheets of neighbouring chunks
+//! never overlap, so translucent water never stacks alpha.
+
+use super::palette::srgb_to_linear;
+use crate::world::{CHUNK_COLUMNS, ChunkData};
+
+/// Shallow water colour (sRGB) and alpha.
+pub const SHALLOW_RGB: [f32; 3] = [0.38, 0.76, 0.78];
+pub const SHALLOW_ALPHA: f32 = 0.62;
+/// Deep water colour (sRGB) and alpha.
+pub const DEEP_RGB: [f32; 3] = [0.05, 0.17, 0.42];
+pub const DEEP_ALPHA: f32 = 0.97;
+/// Depth at which the ramp reaches the deep colour.
+pub const RAMP_DEPTH_M: f32 = 60.0;
+
+/// Plain buffers of the water sheet; all normals point up.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WaterMesh {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    pub colors: Vec<[f32; 4]>,
+    pub indices: Vec<u32>,
+}
+
+impl WaterMesh {
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.positions.clear();
+        self.normals.clear();
+        self.colors.clear();
+        self.indices.clear();
+    }
+}
+
+fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// Linear RGBA of water whose deepest wet corner is `true_depth_m` deep.
+pub fn water_colour(true_depth_m: f32) -> [f32; 4] {
+    let t = smoothstep(0.0, RAMP_DEPTH_M, true_depth_m);
+    let mix = |a: f32, b: f32| a + (b - a) * t;
+    [
+        srgb_to_linear(mix(SHALLOW_RGB[0], DEEP_RGB[0])),
+        srgb_to_linear(mix(SHALLOW_RGB[1], DEEP_RGB[1])),
+        srgb_to_linear(mix(SHALLOW_RGB[2], DEEP_RGB[2])),
+        mix(SHALLOW_ALPHA, DEEP_ALPHA),
+    ]
+}
+
+/// Mesh a chunk's water sheet into `out` (cleared first). A chunk without water yields nothing.
+pub fn mesh_water(chunk: &ChunkData, out: &mut WaterMesh) {
+    out.clear();
+    let Some(water) = &chunk.water else { return };
+    let n = CHUNK_COLUMNS as usize;
+    for cx in 0..n {
+        for cz in 0..n {
+            let corners = [(cx, cz), (cx, cz + 1), (cx + 1, cz + 1), (cx + 1, cz)];
+            let mut top = f32::MIN;
+            let mut deepest = f32::MIN;
+            let mut any = false;
+            for &(x, z) in &corners {
+                if let Some(c) = water.columns[ChunkData::column_index(x, z)] {
+                    any = true;
+                    top = top.max(c.water_surface_y_m);
+                    deepest = deepest.max(c.true_depth_m);
+                }
+            }
+            if !any {
+                continue;
+            }
+            let colour = water_colour(deepest);
+            let base = out.positions.len() as u32;
+            for &(x, z) in &corners {
+                let wx = (chunk.origin_px.0 + x as i64) as f32 * chunk.column_m;
+                let wz = (chunk.origin_px.1 + z as i64) as f32 * chunk.column_m;
+                out.positions.push([wx, top, wz]);
+                out.normals.push([0.0, 1.0, 0.0]);
+                out.colors.push(colour);
+            }
+            // (x,z) → (x,z+1) → (x+1,z+1) is counter-clockwise seen from above.
+            out.indices
+                .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        }
+    }
+}

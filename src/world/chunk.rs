@@ -1,0 +1,193 @@
+//! Chunk data: columns, the sections that meet the surface (density + material per voxel) and the
+//! per-column water. All grids are padded by one on the positive side (`PADDED` samples per axis).
+//!
+//! Index conventions (documented once, used by the mesher):
+//! - columns: `cx * PADDED + cz`, pixel `(origin.0 + cx, origin.1 + cz)`;
+//! - voxels of a section: `(cx * PADDED + cz) * PADDED + cy`, Y innermost, world
+//!   Y = `(section.index * SECTION_VOXELS + cy) × voxel_m`.
+
+use super::column::{column_gradient, surface_y_m};
+use super::layout::{CHUNK_COLUMNS, ChunkCoord, PADDED, SECTION_VOXELS};
+use super::material::material_at;
+use super::water::{WaterColumn, water_column};
+use super::{WorldLayout, WorldSource};
+use crate::blueprint::Biome;
+
+/// One vertical section that meets the surface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionData {
+    /// Vertical index: the section spans voxel rows `index * SECTION_VOXELS ..= +SECTION_VOXELS`.
+    pub index: u32,
+    /// Signed distance to the surface in metres (negative = solid), `PADDED³`.
+    pub density: Vec<f32>,
+    /// [`Material`](super::Material) ordinal per voxel, `PADDED³`.
+    pub material: Vec<u8>,
+}
+
+/// Water of a chunk that has at least one wet column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkWater {
+    /// `PADDED²` columns, `None` where dry.
+    pub columns: Vec<Option<WaterColumn>>,
+    /// Wet columns the chunk owns (padding and pixels outside the map excluded).
+    pub wet_columns: u32,
+    pub seam_columns: u32,
+    pub max_depth_m: f32,
+    pub surface_y_range_m: [f32; 2],
+}
+
+/// Everything the client needs to draw one chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkData {
+    pub coord: ChunkCoord,
+    /// Blueprint pixel of column (0, 0).
+    pub origin_px: (i64, i64),
+    pub column_m: f32,
+    pub voxel_m: f32,
+    /// `PADDED²` rendered surface heights (m).
+    pub surface_y_m: Vec<f32>,
+    /// `PADDED²` surface slope `[dY/dX, dY/dZ]`: the density gradient, used for normals.
+    pub gradient: Vec<[f32; 2]>,
+    /// Sections that meet the surface, bottom to top.
+    pub sections: Vec<SectionData>,
+    /// `None` when no column is wet: such a chunk has no water data at all.
+    pub water: Option<ChunkWater>,
+}
+
+impl ChunkData {
+    #[inline]
+    pub fn column_index(cx: usize, cz: usize) -> usize {
+        cx * PADDED + cz
+    }
+    pub fn has_water(&self) -> bool {
+        self.water.is_some()
+    }
+    /// Bytes held by this chunk's grids (for the stats panel).
+    pub fn resident_bytes(&self) -> usize {
+        let cols = self.surface_y_m.len() * 4 + self.gradient.len() * 8;
+        let secs: usize = self
+            .sections
+            .iter()
+            .map(|s| s.density.len() * 4 + s.material.len())
+            .sum();
+        let water = self.water.as_ref().map_or(0, |w| {
+            w.columns.len() * std::mem::size_of::<Option<WaterColumn>>()
+        });
+        cols + secs + water + std::mem::size_of::<Self>()
+    }
+}
+
+/// Build one chunk. Pure: the same source and coordinate always give identical data.
+pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
+    let bp = &*src.blueprint;
+    let layout: &WorldLayout = &src.layout;
+    let origin = coord.origin_px();
+    let n = bp.map_size as i64;
+
+    let mut surface = vec![0f32; PADDED * PADDED];
+    let mut gradient = vec![[0f32; 2]; PADDED * PADDED];
+    let mut biome = vec![Biome::Ocean; PADDED * PADDED];
+    for cx in 0..PADDED {
+        for cz in 0..PADDED {
+            let (px, py) = (origin.0 + cx as i64, origin.1 + cz as i64);
+            let i = ChunkData::column_index(cx, cz);
+            surface[i] = surface_y_m(bp, px, py);
+            gradient[i] = column_gradient(bp, px, py);
+            biome[i] = bp.biome(px.clamp(0, n - 1) as u32, py.clamp(0, n - 1) as u32);
+        }
+    }
+
+    // Sections that overlap [min surface, max surface] are the only ones a sign change can reach.
+    let (lo, hi) = surface
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(a, b), &s| (a.min(s), b.max(s)));
+    let section_m = layout.section_height_m();
+    // One voxel of slack below: a surface exactly on a section's bottom plane still meshes.
+    let first = (((lo - layout.voxel_m) / section_m).floor().max(0.0)) as u32;
+    let last = ((hi / section_m).floor() as u32).min(layout.sections - 1);
+    let sections = (first..=last)
+        .map(|k| build_section(k, &surface, &gradient, &biome, layout.voxel_m))
+        .collect();
+
+    let water = build_water(src, origin);
+    ChunkData {
+        coord,
+        origin_px: origin,
+        column_m: layout.column_m,
+        voxel_m: layout.voxel_m,
+        surface_y_m: surface,
+        gradient,
+        sections,
+        water,
+    }
+}
+
+fn build_section(
+    index: u32,
+    surface: &[f32],
+    gradient: &[[f32; 2]],
+    biome: &[Biome],
+    voxel_m: f32,
+) -> SectionData {
+    let mut density = vec![0f32; PADDED * PADDED * PADDED];
+    let mut material = vec![0u8; PADDED * PADDED * PADDED];
+    let base = index * SECTION_VOXELS;
+    for col in 0..PADDED * PADDED {
+        let s = surface[col];
+        let [gx, gz] = gradient[col];
+        let slope = (gx * gx + gz * gz).sqrt();
+        // Distance to the local tangent plane: (y − s) / |(−gx, 1, −gz)|.
+        let inv_norm = 1.0 / (1.0 + slope * slope).sqrt();
+        let row = col * PADDED;
+        for cy in 0..PADDED {
+            let y = (base + cy as u32) as f32 * voxel_m;
+            density[row + cy] = (y - s) * inv_norm;
+            material[row + cy] = material_at(biome[col], s - y, slope) as u8;
+        }
+    }
+    SectionData {
+        index,
+        density,
+        material,
+    }
+}
+
+fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
+    let bp = &*src.blueprint;
+    bp.water.as_ref()?;
+    let n = bp.map_size as i64;
+    let top = src.layout.top_m();
+    let mut columns = vec![None; PADDED * PADDED];
+    let (mut wet, mut seam, mut max_depth) = (0u32, 0u32, 0f32);
+    let mut range = [f32::MAX, f32::MIN];
+    let mut any = false;
+    for cx in 0..PADDED {
+        for cz in 0..PADDED {
+            let (px, py) = (origin.0 + cx as i64, origin.1 + cz as i64);
+            if px >= n || py >= n {
+                continue;
+            }
+            let Some(c) = water_column(bp, &src.water, px as u32, py as u32, top) else {
+                continue;
+            };
+            columns[ChunkData::column_index(cx, cz)] = Some(c);
+            any = true;
+            if cx < CHUNK_COLUMNS as usize && cz < CHUNK_COLUMNS as usize {
+                wet += 1;
+                seam += c.seam as u32;
+                max_depth = max_depth.max(c.true_depth_m);
+                range = [
+                    range[0].min(c.water_surface_y_m),
+                    range[1].max(c.water_surface_y_m),
+                ];
+            }
+        }
+    }
+    any.then(|| ChunkWater {
+        columns,
+        wet_columns: wet,
+        seam_columns: seam,
+        max_depth_m: max_depth,
+        surface_y_range_m: if wet > 0 { range } else { [0.0, 0.0] },
+    })
+}

@@ -1,0 +1,459 @@
+//! Blueprint wire format (SPEC §1): round trips, every refusal with its own message, atomic writes.
+
+use isla::blueprint::*;
+use proptest::prelude::*;
+
+const N: u32 = 32;
+
+fn sample(n: u32) -> Blueprint {
+    let cells = (n * n) as usize;
+    let heights_raw: Vec<f32> = (0..cells).map(|i| (i % 97) as f32 / 97.0).collect();
+    let body_ids: Vec<u16> = (0..cells)
+        .map(|i| if heights_raw[i] < 0.1 { 1 } else { 0 })
+        .collect();
+    let surface = body_ids
+        .iter()
+        .map(|&id| if id == 0 { 0 } else { water_level::encode(0.1) })
+        .collect();
+    Blueprint {
+        map_size: n,
+        seed: -42,
+        params: Params {
+            sea_level_raw: 0.1,
+            metres_per_raw: 251.0,
+            metres_per_pixel: 4.0,
+            crater_x: 10.0,
+            crater_y: 12.0,
+            crater_radius: 5.0,
+        },
+        heights_raw,
+        biomes: (0..cells).map(|i| (i % 10) as u8).collect(),
+        towns: Some(vec![Town {
+            x: 3.0,
+            y: 4.0,
+            tier: TownTier::City,
+            is_highway_node: true,
+        }]),
+        water: Some(Water {
+            body_ids,
+            bodies: Some(vec![WaterBody {
+                id: 1,
+                kind: WaterType::Ocean,
+                salinity: Salinity::Salt,
+                surface_level_raw: 0.1,
+                pixel_count: 10,
+                centroid_x: 1.0,
+                centroid_y: 2.0,
+            }]),
+            surface: Some(surface),
+        }),
+        curve: Some(CurveMeta {
+            version: 4,
+            body: vec![0u8; 84],
+        }),
+        detail: Some(DetailMeta {
+            relief_amp_m: 1.0,
+            relief_freq_islands: 2.0,
+            relief_seed_offset: 3,
+            edge_amp_m: 4.0,
+            edge_freq_islands: 5.0,
+            edge_seed_offset: 6,
+            edge_max_shift_m: 7.0,
+        }),
+        erosion: None,
+        warnings: vec![],
+    }
+}
+
+fn err_of(bytes: &[u8]) -> BlueprintError {
+    read_bytes(bytes).expect_err("must be refused")
+}
+
+/// Byte offset of the section header with this tag in a file the writer produced.
+fn section_at(bytes: &[u8], tag: &[u8; 4]) -> usize {
+    let s = list_sections(bytes).unwrap();
+    s.iter().find(|s| s.tag.as_bytes() == tag).unwrap().offset as usize
+}
+
+#[test]
+fn round_trip_preserves_every_section() {
+    let bp = sample(N);
+    let bytes = to_bytes(&bp).unwrap();
+    let back = read_bytes(&bytes).unwrap();
+    assert_eq!(back, bp);
+    assert_eq!(
+        to_bytes(&back).unwrap(),
+        bytes,
+        "write(read(file)) is byte-identical"
+    );
+}
+
+#[test]
+fn header_is_version_size_seed_little_endian() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    assert_eq!(bytes[0], 2);
+    assert_eq!(&bytes[1..5], &32u32.to_le_bytes());
+    assert_eq!(&bytes[5..9], &(-42i32).to_le_bytes());
+    // First section is PRMS with its 26-byte payload.
+    assert_eq!(&bytes[9..13], b"PRMS");
+    assert_eq!(&bytes[13..21], &26u64.to_le_bytes());
+    assert_eq!(tags::WSRF, 0x46525357, "SPEC: \"WSRF\" = 0x46525357");
+}
+
+#[test]
+fn grids_are_x_outer_y_inner() {
+    let mut bp = sample(N);
+    bp.heights_raw.iter_mut().for_each(|h| *h = 0.0);
+    let i = bp.index(3, 5);
+    assert_eq!(i, 3 * 32 + 5);
+    bp.heights_raw[i] = 1.5;
+    let bytes = to_bytes(&bp).unwrap();
+    let hgts = section_at(&bytes, b"HGTS") + 12;
+    let at = hgts + 4 * (3 * 32 + 5);
+    assert_eq!(&bytes[at..at + 4], &1.5f32.to_le_bytes());
+    assert_eq!(read_bytes(&bytes).unwrap().height_raw(3, 5), 1.5);
+}
+
+#[test]
+fn water_level_quantisation_matches_spec() {
+    assert_eq!(water_level::encode(0.0), 1);
+    assert_eq!(water_level::decode(0), None, "0 is the no-water sentinel");
+    assert_eq!(water_level::encode(1.0), 32769);
+    assert_eq!(water_level::decode(32769), Some(1.0));
+    let l = 0.123_456f32;
+    assert!((water_level::decode(water_level::encode(l)).unwrap() - l).abs() <= 0.5 / 32768.0);
+}
+
+#[test]
+fn refuses_empty_file() {
+    let e = err_of(&[]);
+    assert_eq!(e.kind, ErrorKind::Empty);
+    assert!(e.to_string().contains("empty"), "{e}");
+}
+
+#[test]
+fn refuses_truncated_header() {
+    let e = err_of(&[2, 32, 0]);
+    assert_eq!(e.kind, ErrorKind::TruncatedHeader { len: 3 });
+}
+
+#[test]
+fn refuses_other_versions_naming_them() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    bytes[0] = 1;
+    let e = err_of(&bytes);
+    assert_eq!(e.kind, ErrorKind::UnsupportedVersion { found: 1 });
+    assert!(
+        e.to_string().contains("version 1") && e.to_string().contains("legacy"),
+        "{e}"
+    );
+    bytes[0] = 7;
+    assert!(err_of(&bytes).to_string().contains("version 7"));
+}
+
+#[test]
+fn refuses_map_size_out_of_range() {
+    for size in [0u32, 31, 16385, u32::MAX] {
+        let mut bytes = to_bytes(&sample(N)).unwrap();
+        bytes[1..5].copy_from_slice(&size.to_le_bytes());
+        assert_eq!(err_of(&bytes).kind, ErrorKind::MapSizeOutOfRange { size });
+    }
+}
+
+#[test]
+fn refuses_section_running_past_end_without_allocating_it() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"HGTS");
+    bytes[at + 4..at + 12].copy_from_slice(&u64::MAX.to_le_bytes());
+    let e = err_of(&bytes);
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::SectionPastEnd {
+                length: u64::MAX,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(e.section_name(), "HGTS");
+    assert!(e.to_string().contains("HGTS"), "{e}");
+}
+
+#[test]
+fn refuses_cut_short_section_header() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    bytes.extend_from_slice(b"XY");
+    assert_eq!(
+        err_of(&bytes).kind,
+        ErrorKind::TruncatedSectionHeader { remaining: 2 }
+    );
+}
+
+#[test]
+fn refuses_grid_of_wrong_length() {
+    let mut bp = sample(N);
+    bp.map_size = 33; // grids are for 32²: the header now says otherwise
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    bytes[1..5].copy_from_slice(&33u32.to_le_bytes());
+    let e = err_of(&bytes);
+    assert!(
+        matches!(e.kind, ErrorKind::WrongLength { expected, .. } if expected == 4 * 33 * 33),
+        "{e:?}"
+    );
+    assert_eq!(e.section_name(), "HGTS");
+    // The writer refuses the same inconsistent model.
+    assert!(matches!(
+        to_bytes(&bp).unwrap_err().kind,
+        ErrorKind::WrongLength { .. }
+    ));
+}
+
+#[test]
+fn refuses_non_finite_heights_naming_the_pixel() {
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let mut bytes = to_bytes(&sample(N)).unwrap();
+        let at = section_at(&bytes, b"HGTS") + 12 + 4 * (2 * 32 + 7);
+        bytes[at..at + 4].copy_from_slice(&bad.to_le_bytes());
+        let e = err_of(&bytes);
+        assert!(
+            matches!(e.kind, ErrorKind::NonFiniteHeight { x: 2, y: 7, .. }),
+            "{e:?}"
+        );
+        assert_eq!(e.offset as usize, at);
+        let mut bp = sample(N);
+        bp.heights_raw[5] = bad;
+        assert!(matches!(
+            to_bytes(&bp).unwrap_err().kind,
+            ErrorKind::NonFiniteHeight { .. }
+        ));
+    }
+}
+
+#[test]
+fn refuses_unknown_biome_ordinal() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"BIOM") + 12 + 40;
+    bytes[at] = 10;
+    let e = err_of(&bytes);
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::BiomeOutOfRange {
+                ordinal: 10,
+                x: 1,
+                y: 8
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn refuses_water_type_out_of_range() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"WBTB") + 12 + 4 + 2;
+    bytes[at] = 2;
+    assert_eq!(
+        err_of(&bytes).kind,
+        ErrorKind::WaterTypeOutOfRange { index: 0, value: 2 }
+    );
+}
+
+#[test]
+fn refuses_negative_or_inconsistent_counts() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"WBTB") + 12;
+    let mut neg = bytes.clone();
+    neg[at..at + 4].copy_from_slice(&(-1i32).to_le_bytes());
+    assert_eq!(err_of(&neg).kind, ErrorKind::NegativeCount { count: -1 });
+    let mut big = bytes.clone();
+    big[at..at + 4].copy_from_slice(&1_000_000i32.to_le_bytes());
+    assert!(matches!(
+        err_of(&big).kind,
+        ErrorKind::InconsistentCount {
+            count: 1_000_000,
+            ..
+        }
+    ));
+    let town = section_at(&bytes, b"TOWN") + 12;
+    let mut t = bytes.clone();
+    t[town..town + 4].copy_from_slice(&2i32.to_le_bytes());
+    assert!(matches!(
+        err_of(&t).kind,
+        ErrorKind::InconsistentCount { count: 2, .. }
+    ));
+}
+
+#[test]
+fn refuses_town_tier_out_of_range() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"TOWN") + 12 + 4 + 8;
+    bytes[at] = 4;
+    assert_eq!(
+        err_of(&bytes).kind,
+        ErrorKind::TownTierOutOfRange { index: 0, tier: 4 }
+    );
+}
+
+fn remove_section(bytes: &[u8], tag: &[u8; 4]) -> Vec<u8> {
+    let s = list_sections(bytes).unwrap();
+    let s = s.iter().find(|s| s.tag.as_bytes() == tag).unwrap();
+    let (a, b) = (
+        s.offset as usize,
+        s.offset as usize + 12 + s.payload_bytes as usize,
+    );
+    [&bytes[..a], &bytes[b..]].concat()
+}
+
+fn section_bytes(bytes: &[u8], tag: &[u8; 4]) -> Vec<u8> {
+    let s = list_sections(bytes).unwrap();
+    let s = s.iter().find(|s| s.tag.as_bytes() == tag).unwrap();
+    bytes[s.offset as usize..s.offset as usize + 12 + s.payload_bytes as usize].to_vec()
+}
+
+#[test]
+fn refuses_duplicated_section() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let dup = [bytes.clone(), section_bytes(&bytes, b"BIOM")].concat();
+    let e = err_of(&dup);
+    assert_eq!(e.kind, ErrorKind::DuplicateSection);
+    assert_eq!(e.section_name(), "BIOM");
+}
+
+#[test]
+fn refuses_missing_mandatory_sections() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    for tag in [b"PRMS", b"HGTS", b"BIOM"] {
+        let e = err_of(&remove_section(&bytes, tag));
+        assert_eq!(e.kind, ErrorKind::MissingSection);
+        assert_eq!(e.section_name().as_bytes(), tag);
+    }
+}
+
+#[test]
+fn refuses_water_tables_without_wbid() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let no_wbid = remove_section(&bytes, b"WBID");
+    let e = err_of(&no_wbid);
+    assert_eq!(e.kind, ErrorKind::RequiresSection { needs: "WBID" });
+    let only_wsrf = remove_section(&no_wbid, b"WBTB");
+    assert_eq!(err_of(&only_wsrf).section_name(), "WSRF");
+}
+
+#[test]
+fn skips_unknown_section_with_a_warning() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let mut extra = bytes.clone();
+    extra.extend_from_slice(b"ZZZZ");
+    extra.extend_from_slice(&5u64.to_le_bytes());
+    extra.extend_from_slice(&[1, 2, 3, 4, 5]);
+    let bp = read_bytes(&extra).unwrap();
+    assert_eq!(bp.warnings.len(), 1);
+    assert_eq!(bp.warnings[0].section, "ZZZZ");
+    let mut clean = bp.clone();
+    clean.warnings.clear();
+    assert_eq!(clean, sample(N));
+}
+
+#[test]
+fn prms_extension_is_skipped_and_prefix_read() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let prms = section_bytes(&bytes, b"PRMS");
+    let mut longer = prms.clone();
+    longer[4..12].copy_from_slice(&30u64.to_le_bytes());
+    longer.extend_from_slice(&[9, 9, 9, 9]);
+    let rest = remove_section(&bytes, b"PRMS");
+    let file = [&rest[..9], &longer[..], &rest[9..]].concat();
+    let bp = read_bytes(&file).unwrap();
+    assert_eq!(bp.params, sample(N).params);
+    assert_eq!(bp.warnings.len(), 1);
+}
+
+#[test]
+fn unknown_detail_or_erosion_version_is_skipped_whole() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"TDTL") + 12;
+    let mut v1 = bytes.clone();
+    v1[at..at + 2].copy_from_slice(&1u16.to_le_bytes());
+    let bp = read_bytes(&v1).unwrap();
+    assert_eq!(bp.detail, None, "metadata left empty, never misread");
+    assert!(bp.warnings[0].message.contains("version 1"));
+
+    let mut eros = bytes.clone();
+    eros.extend_from_slice(b"EROS");
+    eros.extend_from_slice(&4u64.to_le_bytes());
+    eros.extend_from_slice(&[9, 0, 1, 2]);
+    let bp = read_bytes(&eros).unwrap();
+    assert_eq!(bp.erosion, None);
+    assert!(bp.warnings[0].message.contains("EROS version 9"));
+}
+
+#[test]
+fn truncating_any_valid_file_never_panics() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    for len in 0..bytes.len() {
+        let _ = read_bytes(&bytes[..len]);
+    }
+}
+
+#[test]
+fn atomic_write_replaces_whole_file_and_leaves_no_temporary() {
+    let dir = std::env::temp_dir().join(format!("isla-format-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("island.dat");
+    write_file_atomic(&path, &sample(N)).unwrap();
+    let mut bigger = sample(64);
+    bigger.seed = 9;
+    write_file_atomic(&path, &bigger).unwrap();
+    assert_eq!(read_file(&path).unwrap(), bigger);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name() != "island.dat")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // An invalid model is refused before anything touches the disk.
+    let mut bad = sample(N);
+    bad.biomes[0] = 200;
+    assert!(write_file_atomic(&path, &bad).is_err());
+    assert_eq!(read_file(&path).unwrap(), bigger);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+prop_compose! {
+    fn arb_blueprint()(seed in any::<i32>(), n in 32u32..40, hs in proptest::collection::vec(0f32..2.0, 40 * 40),
+                       bs in proptest::collection::vec(0u8..10, 40 * 40), wet in any::<bool>(), sea in 0f32..1.0) -> Blueprint {
+        let cells = (n * n) as usize;
+        let heights_raw = hs[..cells].to_vec();
+        let water = wet.then(|| {
+            let body_ids: Vec<u16> = heights_raw.iter().map(|&h| if h < sea { 1 } else { 0 }).collect();
+            let surface = body_ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(sea) }).collect();
+            Water { body_ids, bodies: Some(vec![]), surface: Some(surface) }
+        });
+        Blueprint {
+            map_size: n, seed,
+            params: Params { sea_level_raw: sea, metres_per_raw: 251.0, metres_per_pixel: 2.0, crater_x: 0.0, crater_y: 0.0, crater_radius: 0.0 },
+            heights_raw, biomes: bs[..cells].to_vec(), towns: None, water, curve: None, detail: None, erosion: None, warnings: vec![],
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #[test]
+    fn read_of_write_is_identity(bp in arb_blueprint()) {
+        let bytes = to_bytes(&bp).unwrap();
+        let back = read_bytes(&bytes).unwrap();
+        prop_assert_eq!(&back, &bp);
+        prop_assert_eq!(to_bytes(&back).unwrap(), bytes);
+    }
+
+    #[test]
+    fn corrupting_bytes_never_panics(pos in 0usize..4000, val in any::<u8>()) {
+        let mut bytes = to_bytes(&sample(N)).unwrap();
+        let p = pos % bytes.len();
+        bytes[p] = val;
+        let _ = read_bytes(&bytes);
+    }
+}
