@@ -4,6 +4,7 @@
 //! [`forge`] → blueprint file → [`blueprint`] → [`world`] chunk data → [`mesh`] buffers →
 //! [`app`] entities. Every arrow but the last is a pure function of its inputs.
 
+#[cfg(feature = "app")]
 pub mod app;
 pub mod blueprint;
 pub mod forge;

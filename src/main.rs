@@ -11,11 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Parser)]
-#[command(
-    name = "isla",
-    version,
-    about = "Fly over island blueprints; forge, inspect and render them"
-)]
+#[command(name = "isla", version, about = "Fly over island blueprints; forge, inspect and render them")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -30,6 +26,9 @@ enum Command {
         /// Exit after this many frames (smoke tests).
         #[arg(long)]
         frames: Option<u32>,
+        /// Chunks within this distance (m) of the camera are kept resident.
+        #[arg(long, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
+        view_distance: f32,
     },
     /// Generate an island and write it as a blueprint (atomically).
     Forge {
@@ -66,6 +65,9 @@ enum Command {
         /// Turn the sky dome off (the clear colour shows).
         #[arg(long)]
         no_sky: bool,
+        /// Chunks within this distance (m) of the camera are built before the frame is taken.
+        #[arg(long, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
+        view_distance: f32,
     },
     /// Dump the per-column data of the chunk holding blueprint pixel X,Y.
     Chunk {
@@ -80,10 +82,7 @@ enum Command {
 
 fn parse_xy(s: &str) -> Result<(u32, u32), String> {
     let (x, y) = s.split_once(',').ok_or("expected X,Y")?;
-    Ok((
-        x.trim().parse().map_err(|e| format!("X: {e}"))?,
-        y.trim().parse().map_err(|e| format!("Y: {e}"))?,
-    ))
+    Ok((x.trim().parse().map_err(|e| format!("X: {e}"))?, y.trim().parse().map_err(|e| format!("Y: {e}"))?))
 }
 
 /// A failure the user caused (bad input): one line, exit code 2.
@@ -91,29 +90,16 @@ struct BadInput(anyhow::Error);
 
 fn load(path: &Path) -> Result<(Blueprint, PathBuf), BadInput> {
     let path = isla::resolve_blueprint_path(path);
-    let bp = blueprint::read_file(&path)
-        .map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
+    let bp = blueprint::read_file(&path).map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
     for w in &bp.warnings {
-        eprintln!(
-            "warning: {}: {} at byte {}: {}",
-            path.display(),
-            w.section,
-            w.offset,
-            w.message
-        );
+        eprintln!("warning: {}: {} at byte {}: {}", path.display(), w.section, w.offset, w.message);
     }
     Ok((bp, path))
 }
 
 fn world_of(bp: Blueprint, path: &Path) -> IslandWorld {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "blueprint".into());
-    IslandWorld {
-        source: Arc::new(WorldSource::new(Arc::new(bp))),
-        name,
-    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "blueprint".into());
+    IslandWorld { source: Arc::new(WorldSource::new(Arc::new(bp))), name }
 }
 
 /// Panics (for example "no Vulkan adapter") become one readable line unless a backtrace is asked
@@ -129,15 +115,10 @@ fn install_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        let at = info
-            .location()
-            .map(|l| format!(" ({}:{})", l.file(), l.line()))
-            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
         eprintln!("error: internal failure: {msg}{at}");
         if msg.contains("GPU") {
-            eprintln!(
-                "hint: no Vulkan adapter was found; scripts/system-packages installs Mesa's software driver"
-            );
+            eprintln!("hint: no Vulkan adapter was found; scripts/system-packages installs Mesa's software driver");
         }
     }));
 }
@@ -148,6 +129,7 @@ fn main() -> ExitCode {
     let command = cli.command.unwrap_or(Command::Fly {
         blueprint: None,
         frames: None,
+        view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M,
     });
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(command)));
     let Ok(result) = outcome else {
@@ -183,64 +165,38 @@ impl From<anyhow::Error> for Failure {
 
 fn run(cmd: Command) -> Result<ExitCode, Failure> {
     match cmd {
-        Command::Fly { blueprint, frames } => {
+        Command::Fly { blueprint, frames, view_distance } => {
+            let view_distance = checked_view_distance(view_distance)?;
             let path = blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
             let (bp, path) = load(&path)?;
             let exit = isla::app::fly::run(
                 world_of(bp, &path),
-                isla::app::fly::FlyOptions {
-                    exit_after_frames: frames,
-                },
+                isla::app::fly::FlyOptions { exit_after_frames: frames, view_distance_m: view_distance },
             );
-            Ok(if exit.is_success() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Forge {
-            seed,
-            size,
-            metres_per_pixel,
-            out,
-        } => {
+        Command::Forge { seed, size, metres_per_pixel, out } => {
             let mut dials = isla::forge::ForgeDials::new(seed, size);
             dials.metres_per_pixel = metres_per_pixel;
             let t = std::time::Instant::now();
-            let bp = isla::forge::forge(&dials, |r| {
-                eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail)
-            })
-            .map_err(BadInput)?;
-            blueprint::write_file_atomic(&out, &bp)
-                .map_err(|e| Failure::Other(anyhow::anyhow!("{e}")))?;
-            eprintln!(
-                "forge: wrote {} ({}², seed {seed}) in {:.2} s",
-                out.display(),
-                size,
-                t.elapsed().as_secs_f64()
-            );
+            let bp =
+                isla::forge::forge(&dials, |r| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail))
+                    .map_err(BadInput)?;
+            blueprint::write_file_atomic(&out, &bp).map_err(|e| Failure::Other(anyhow::anyhow!("{e}")))?;
+            eprintln!("forge: wrote {} ({}², seed {seed}) in {:.2} s", out.display(), size, t.elapsed().as_secs_f64());
             Ok(ExitCode::SUCCESS)
         }
         Command::Info { blueprint, json } => {
             let path = isla::resolve_blueprint_path(&blueprint);
-            let bytes = std::fs::read(&path)
-                .map_err(|e| BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
-            let bp = blueprint::read_bytes(&bytes)
-                .map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
-            let sections =
-                blueprint::list_sections(&bytes).map_err(|e| BadInput(anyhow::anyhow!("{e}")))?;
+            let bytes =
+                std::fs::read(&path).map_err(|e| BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+            let bp = blueprint::read_bytes(&bytes).map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
+            let sections = blueprint::list_sections(&bytes).map_err(|e| BadInput(anyhow::anyhow!("{e}")))?;
             print_info(&path, bytes.len(), &bp, &sections, json);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Shot {
-            blueprint,
-            out,
-            width,
-            height,
-            preset,
-            no_shadows,
-            no_sky,
-        } => {
+        Command::Shot { blueprint, out, width, height, preset, no_shadows, no_sky, view_distance } => {
+            let view_distance_m = checked_view_distance(view_distance)?;
             let (bp, path) = load(&blueprint)?;
             let opts = isla::app::shot::ShotOptions {
                 width,
@@ -248,6 +204,7 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
                 preset,
                 shadows: !no_shadows,
                 sky: !no_sky,
+                view_distance_m,
                 ..Default::default()
             };
             let t = std::time::Instant::now();
@@ -260,20 +217,12 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Chunk {
-            blueprint,
-            at,
-            json,
-        } => {
+        Command::Chunk { blueprint, at, json } => {
             let (bp, _) = load(&blueprint)?;
             if at.0 >= bp.map_size || at.1 >= bp.map_size {
-                return Err(BadInput(anyhow::anyhow!(
-                    "pixel {},{} is outside the {}² map",
-                    at.0,
-                    at.1,
-                    bp.map_size
-                ))
-                .into());
+                return Err(
+                    BadInput(anyhow::anyhow!("pixel {},{} is outside the {}² map", at.0, at.1, bp.map_size)).into()
+                );
             }
             let src = WorldSource::new(Arc::new(bp));
             let coord = ChunkCoord::containing_pixel(at.0, at.1);
@@ -284,14 +233,23 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
     }
 }
 
-fn print_info(
-    path: &Path,
-    size: usize,
-    bp: &Blueprint,
-    sections: &[blueprint::SectionInfo],
-    json: bool,
-) {
+fn checked_view_distance(m: f32) -> Result<f32, BadInput> {
+    if m.is_finite() && m > 0.0 {
+        Ok(m)
+    } else {
+        Err(BadInput(anyhow::anyhow!("--view-distance must be a positive number of metres, got {m}")))
+    }
+}
+
+fn print_info(path: &Path, size: usize, bp: &Blueprint, sections: &[blueprint::SectionInfo], json: bool) {
+    let stats = bp.stats();
+    let warnings: Vec<String> =
+        bp.warnings.iter().map(|w| format!("{} at byte {}: {}", w.section, w.offset, w.message)).collect();
     if json {
+        let sections: Vec<_> = sections
+            .iter()
+            .map(|s| serde_json::json!({"tag": s.tag, "offset": s.offset, "length": s.payload_bytes}))
+            .collect();
         let v = serde_json::json!({
             "path": path.display().to_string(),
             "file_bytes": size,
@@ -301,19 +259,14 @@ fn print_info(
             "params": bp.params,
             "sections": sections,
             "water_bodies": bp.water.as_ref().and_then(|w| w.bodies.clone()).unwrap_or_default(),
-            "towns": bp.towns.as_ref().map_or(0, |t| t.len()),
-            "warnings": bp.warnings,
+            "stats": stats,
+            "warnings": warnings,
         });
         println!("{}", serde_json::to_string_pretty(&v).expect("JSON"));
         return;
     }
     let p = &bp.params;
-    println!(
-        "{}: blueprint v{}, {} bytes",
-        path.display(),
-        blueprint::FORMAT_VERSION,
-        size
-    );
+    println!("{}: blueprint v{}, {} bytes", path.display(), blueprint::FORMAT_VERSION, size);
     println!(
         "  map {0}×{0} pixels at {1} m = {2:.0} m across, seed {3}",
         bp.map_size,
@@ -328,17 +281,11 @@ fn print_info(
         p.metres_per_raw
     );
     if p.crater_radius > 0.0 {
-        println!(
-            "  crater at ({}, {}) radius {} px",
-            p.crater_x, p.crater_y, p.crater_radius
-        );
+        println!("  crater at ({}, {}) radius {} px", p.crater_x, p.crater_y, p.crater_radius);
     }
     println!("  sections:");
     for s in sections {
-        println!(
-            "    {:<6} at byte {:>10}  {:>12} bytes",
-            s.tag, s.offset, s.payload_bytes
-        );
+        println!("    {:<6} at byte {:>10}  {:>12} bytes", s.tag, s.offset, s.payload_bytes);
     }
     if let Some(bodies) = bp.water.as_ref().and_then(|w| w.bodies.as_ref()) {
         println!("  water bodies: {}", bodies.len());
@@ -356,11 +303,17 @@ fn print_info(
             );
         }
     }
-    for w in &bp.warnings {
-        println!(
-            "  warning: {} at byte {}: {}",
-            w.section, w.offset, w.message
-        );
+    println!(
+        "  land {:.1}%, heights {:.1}..{:.1} m, {} wet pixels, {} seam candidates, {} towns",
+        stats.land_fraction * 100.0,
+        stats.height_min_m,
+        stats.height_max_m,
+        stats.wet_pixels,
+        stats.seam_candidates,
+        stats.towns
+    );
+    for w in &warnings {
+        println!("  warning: {w}");
     }
 }
 

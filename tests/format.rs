@@ -8,13 +8,8 @@ const N: u32 = 32;
 fn sample(n: u32) -> Blueprint {
     let cells = (n * n) as usize;
     let heights_raw: Vec<f32> = (0..cells).map(|i| (i % 97) as f32 / 97.0).collect();
-    let body_ids: Vec<u16> = (0..cells)
-        .map(|i| if heights_raw[i] < 0.1 { 1 } else { 0 })
-        .collect();
-    let surface = body_ids
-        .iter()
-        .map(|&id| if id == 0 { 0 } else { water_level::encode(0.1) })
-        .collect();
+    let body_ids: Vec<u16> = (0..cells).map(|i| if heights_raw[i] < 0.1 { 1 } else { 0 }).collect();
+    let surface = body_ids.iter().map(|&id| if id == 0 { 0 } else { water_level::encode(0.1) }).collect();
     Blueprint {
         map_size: n,
         seed: -42,
@@ -28,12 +23,7 @@ fn sample(n: u32) -> Blueprint {
         },
         heights_raw,
         biomes: (0..cells).map(|i| (i % 10) as u8).collect(),
-        towns: Some(vec![Town {
-            x: 3.0,
-            y: 4.0,
-            tier: TownTier::City,
-            is_highway_node: true,
-        }]),
+        towns: Some(vec![Town { x: 3.0, y: 4.0, tier: TownTier::City, is_highway_node: true }]),
         water: Some(Water {
             body_ids,
             bodies: Some(vec![WaterBody {
@@ -47,10 +37,7 @@ fn sample(n: u32) -> Blueprint {
             }]),
             surface: Some(surface),
         }),
-        curve: Some(CurveMeta {
-            version: 4,
-            body: vec![0u8; 84],
-        }),
+        curve: Some(CurveMeta { version: 4, body: vec![0u8; 84] }),
         detail: Some(DetailMeta {
             relief_amp_m: 1.0,
             relief_freq_islands: 2.0,
@@ -81,11 +68,7 @@ fn round_trip_preserves_every_section() {
     let bytes = to_bytes(&bp).unwrap();
     let back = read_bytes(&bytes).unwrap();
     assert_eq!(back, bp);
-    assert_eq!(
-        to_bytes(&back).unwrap(),
-        bytes,
-        "write(read(file)) is byte-identical"
-    );
+    assert_eq!(to_bytes(&back).unwrap(), bytes, "write(read(file)) is byte-identical");
 }
 
 #[test]
@@ -143,10 +126,7 @@ fn refuses_other_versions_naming_them() {
     bytes[0] = 1;
     let e = err_of(&bytes);
     assert_eq!(e.kind, ErrorKind::UnsupportedVersion { found: 1 });
-    assert!(
-        e.to_string().contains("version 1") && e.to_string().contains("legacy"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("version 1") && e.to_string().contains("legacy"), "{e}");
     bytes[0] = 7;
     assert!(err_of(&bytes).to_string().contains("version 7"));
 }
@@ -166,16 +146,7 @@ fn refuses_section_running_past_end_without_allocating_it() {
     let at = section_at(&bytes, b"HGTS");
     bytes[at + 4..at + 12].copy_from_slice(&u64::MAX.to_le_bytes());
     let e = err_of(&bytes);
-    assert!(
-        matches!(
-            e.kind,
-            ErrorKind::SectionPastEnd {
-                length: u64::MAX,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert!(matches!(e.kind, ErrorKind::SectionPastEnd { length: u64::MAX, .. }), "{e:?}");
     assert_eq!(e.section_name(), "HGTS");
     assert!(e.to_string().contains("HGTS"), "{e}");
 }
@@ -184,10 +155,7 @@ fn refuses_section_running_past_end_without_allocating_it() {
 fn refuses_cut_short_section_header() {
     let mut bytes = to_bytes(&sample(N)).unwrap();
     bytes.extend_from_slice(b"XY");
-    assert_eq!(
-        err_of(&bytes).kind,
-        ErrorKind::TruncatedSectionHeader { remaining: 2 }
-    );
+    assert_eq!(err_of(&bytes).kind, ErrorKind::TruncatedSectionHeader { remaining: 2 });
 }
 
 #[test]
@@ -197,16 +165,10 @@ fn refuses_grid_of_wrong_length() {
     let mut bytes = to_bytes(&sample(N)).unwrap();
     bytes[1..5].copy_from_slice(&33u32.to_le_bytes());
     let e = err_of(&bytes);
-    assert!(
-        matches!(e.kind, ErrorKind::WrongLength { expected, .. } if expected == 4 * 33 * 33),
-        "{e:?}"
-    );
+    assert!(matches!(e.kind, ErrorKind::WrongLength { expected, .. } if expected == 4 * 33 * 33), "{e:?}");
     assert_eq!(e.section_name(), "HGTS");
     // The writer refuses the same inconsistent model.
-    assert!(matches!(
-        to_bytes(&bp).unwrap_err().kind,
-        ErrorKind::WrongLength { .. }
-    ));
+    assert!(matches!(to_bytes(&bp).unwrap_err().kind, ErrorKind::WrongLength { .. }));
 }
 
 #[test]
@@ -216,17 +178,11 @@ fn refuses_non_finite_heights_naming_the_pixel() {
         let at = section_at(&bytes, b"HGTS") + 12 + 4 * (2 * 32 + 7);
         bytes[at..at + 4].copy_from_slice(&bad.to_le_bytes());
         let e = err_of(&bytes);
-        assert!(
-            matches!(e.kind, ErrorKind::NonFiniteHeight { x: 2, y: 7, .. }),
-            "{e:?}"
-        );
+        assert!(matches!(e.kind, ErrorKind::NonFiniteHeight { x: 2, y: 7, .. }), "{e:?}");
         assert_eq!(e.offset as usize, at);
         let mut bp = sample(N);
         bp.heights_raw[5] = bad;
-        assert!(matches!(
-            to_bytes(&bp).unwrap_err().kind,
-            ErrorKind::NonFiniteHeight { .. }
-        ));
+        assert!(matches!(to_bytes(&bp).unwrap_err().kind, ErrorKind::NonFiniteHeight { .. }));
     }
 }
 
@@ -236,17 +192,7 @@ fn refuses_unknown_biome_ordinal() {
     let at = section_at(&bytes, b"BIOM") + 12 + 40;
     bytes[at] = 10;
     let e = err_of(&bytes);
-    assert!(
-        matches!(
-            e.kind,
-            ErrorKind::BiomeOutOfRange {
-                ordinal: 10,
-                x: 1,
-                y: 8
-            }
-        ),
-        "{e:?}"
-    );
+    assert!(matches!(e.kind, ErrorKind::BiomeOutOfRange { ordinal: 10, x: 1, y: 8 }), "{e:?}");
 }
 
 #[test]
@@ -254,10 +200,7 @@ fn refuses_water_type_out_of_range() {
     let mut bytes = to_bytes(&sample(N)).unwrap();
     let at = section_at(&bytes, b"WBTB") + 12 + 4 + 2;
     bytes[at] = 2;
-    assert_eq!(
-        err_of(&bytes).kind,
-        ErrorKind::WaterTypeOutOfRange { index: 0, value: 2 }
-    );
+    assert_eq!(err_of(&bytes).kind, ErrorKind::WaterTypeOutOfRange { index: 0, value: 2 });
 }
 
 #[test]
@@ -269,20 +212,11 @@ fn refuses_negative_or_inconsistent_counts() {
     assert_eq!(err_of(&neg).kind, ErrorKind::NegativeCount { count: -1 });
     let mut big = bytes.clone();
     big[at..at + 4].copy_from_slice(&1_000_000i32.to_le_bytes());
-    assert!(matches!(
-        err_of(&big).kind,
-        ErrorKind::InconsistentCount {
-            count: 1_000_000,
-            ..
-        }
-    ));
+    assert!(matches!(err_of(&big).kind, ErrorKind::InconsistentCount { count: 1_000_000, .. }));
     let town = section_at(&bytes, b"TOWN") + 12;
     let mut t = bytes.clone();
     t[town..town + 4].copy_from_slice(&2i32.to_le_bytes());
-    assert!(matches!(
-        err_of(&t).kind,
-        ErrorKind::InconsistentCount { count: 2, .. }
-    ));
+    assert!(matches!(err_of(&t).kind, ErrorKind::InconsistentCount { count: 2, .. }));
 }
 
 #[test]
@@ -290,19 +224,13 @@ fn refuses_town_tier_out_of_range() {
     let mut bytes = to_bytes(&sample(N)).unwrap();
     let at = section_at(&bytes, b"TOWN") + 12 + 4 + 8;
     bytes[at] = 4;
-    assert_eq!(
-        err_of(&bytes).kind,
-        ErrorKind::TownTierOutOfRange { index: 0, tier: 4 }
-    );
+    assert_eq!(err_of(&bytes).kind, ErrorKind::TownTierOutOfRange { index: 0, tier: 4 });
 }
 
 fn remove_section(bytes: &[u8], tag: &[u8; 4]) -> Vec<u8> {
     let s = list_sections(bytes).unwrap();
     let s = s.iter().find(|s| s.tag.as_bytes() == tag).unwrap();
-    let (a, b) = (
-        s.offset as usize,
-        s.offset as usize + 12 + s.payload_bytes as usize,
-    );
+    let (a, b) = (s.offset as usize, s.offset as usize + 12 + s.payload_bytes as usize);
     [&bytes[..a], &bytes[b..]].concat()
 }
 
@@ -407,11 +335,8 @@ fn atomic_write_replaces_whole_file_and_leaves_no_temporary() {
     bigger.seed = 9;
     write_file_atomic(&path, &bigger).unwrap();
     assert_eq!(read_file(&path).unwrap(), bigger);
-    let leftovers: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name() != "island.dat")
-        .collect();
+    let leftovers: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name() != "island.dat").collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     // An invalid model is refused before anything touches the disk.
     let mut bad = sample(N);

@@ -31,10 +31,7 @@ fn bowl() -> Blueprint {
             crater_y: 0.0,
             crater_radius: 0.0,
         },
-        biomes: heights
-            .iter()
-            .map(|&h| if h < SEA { 0 } else { 3 })
-            .collect(),
+        biomes: heights.iter().map(|&h| if h < SEA { 0 } else { 3 }).collect(),
         heights_raw: heights,
         towns: None,
         water: None,
@@ -57,22 +54,9 @@ fn ocean_body(level: f32) -> WaterBody {
     }
 }
 
-fn with_water(
-    mut bp: Blueprint,
-    f: impl Fn(usize, f32) -> (u16, u16),
-    bodies: Vec<WaterBody>,
-) -> Blueprint {
-    let (ids, surf): (Vec<u16>, Vec<u16>) = bp
-        .heights_raw
-        .iter()
-        .enumerate()
-        .map(|(i, &h)| f(i, h))
-        .unzip();
-    bp.water = Some(Water {
-        body_ids: ids,
-        bodies: Some(bodies),
-        surface: Some(surf),
-    });
+fn with_water(mut bp: Blueprint, f: impl Fn(usize, f32) -> (u16, u16), bodies: Vec<WaterBody>) -> Blueprint {
+    let (ids, surf): (Vec<u16>, Vec<u16>) = bp.heights_raw.iter().enumerate().map(|(i, &h)| f(i, h)).unzip();
+    bp.water = Some(Water { body_ids: ids, bodies: Some(bodies), surface: Some(surf) });
     bp
 }
 
@@ -83,11 +67,7 @@ fn column(bp: &Blueprint, x: u32, y: u32) -> Option<WaterColumn> {
 
 #[test]
 fn wsrf_level_is_the_authority() {
-    let bp = with_water(
-        bowl(),
-        |_, _| (1, water_level::encode(0.25)),
-        vec![ocean_body(SEA)],
-    );
+    let bp = with_water(bowl(), |_, _| (1, water_level::encode(0.25)), vec![ocean_body(SEA)]);
     let c = column(&bp, 0, 0).unwrap();
     assert!((c.level_raw - 0.25).abs() < 1e-4);
     assert!((c.water_surface_y_m - 0.25 * MPR).abs() < 0.05);
@@ -96,21 +76,13 @@ fn wsrf_level_is_the_authority() {
 
 #[test]
 fn sentinel_falls_back_to_the_body_level() {
-    let bp = with_water(
-        bowl(),
-        |_, _| (1, water_level::NO_WATER),
-        vec![ocean_body(0.12)],
-    );
+    let bp = with_water(bowl(), |_, _| (1, water_level::NO_WATER), vec![ocean_body(0.12)]);
     assert!((column(&bp, 0, 0).unwrap().level_raw - 0.12).abs() < 1e-6);
 }
 
 #[test]
 fn unknown_body_stays_dry() {
-    let bp = with_water(
-        bowl(),
-        |_, _| (7, water_level::NO_WATER),
-        vec![ocean_body(SEA)],
-    );
+    let bp = with_water(bowl(), |_, _| (7, water_level::NO_WATER), vec![ocean_body(SEA)]);
     assert_eq!(column(&bp, 0, 0), None, "never guess a level");
 }
 
@@ -144,36 +116,20 @@ fn seam_rule_never_fires_without_an_ocean_body() {
 #[test]
 fn true_depth_comes_from_blueprint_heights_even_under_the_clamped_floor() {
     // Height 0 renders at the 2 m floor, but the depth is measured to the blueprint's 0 m.
-    let bp = with_water(
-        bowl(),
-        |_, _| (1, water_level::encode(SEA)),
-        vec![ocean_body(SEA)],
-    );
+    let bp = with_water(bowl(), |_, _| (1, water_level::encode(SEA)), vec![ocean_body(SEA)]);
     let c = column(&bp, 0, 0).unwrap();
     assert_eq!(bp.height_raw(0, 0), 0.0);
-    assert!(
-        (c.true_depth_m - SEA * MPR).abs() < 0.01,
-        "{}",
-        c.true_depth_m
-    );
+    assert!((c.true_depth_m - SEA * MPR).abs() < 0.01, "{}", c.true_depth_m);
     assert_eq!(surface_y_m(&bp, 0, 0), FLOOR_Y_M);
 }
 
 #[test]
 fn water_surface_is_clamped_to_the_world() {
-    let bp = with_water(
-        bowl(),
-        |_, _| (1, water_level::encode(1.9)),
-        vec![ocean_body(SEA)],
-    );
+    let bp = with_water(bowl(), |_, _| (1, water_level::encode(1.9)), vec![ocean_body(SEA)]);
     let src = WaterSource::new(&bp);
     let c = water_column(&bp, &src, 0, 0, 100.0).unwrap();
     assert_eq!(c.water_surface_y_m, 100.0 - WATER_TOP_MARGIN_M);
-    let low = with_water(
-        bowl(),
-        |_, _| (1, water_level::encode(0.0)),
-        vec![ocean_body(SEA)],
-    );
+    let low = with_water(bowl(), |_, _| (1, water_level::encode(0.0)), vec![ocean_body(SEA)]);
     assert_eq!(column(&low, 0, 0).unwrap().water_surface_y_m, FLOOR_Y_M);
 }
 
@@ -194,12 +150,7 @@ fn only_sections_meeting_the_surface_carry_data() {
         for s in &c.sections {
             let has_solid = s.density.iter().any(|&d| d < 0.0);
             let has_air = s.density.iter().any(|&d| d >= 0.0);
-            assert!(
-                has_solid && has_air,
-                "section {} of {:?} does not meet the surface",
-                s.index,
-                coord
-            );
+            assert!(has_solid && has_air, "section {} of {:?} does not meet the surface", s.index, coord);
         }
     }
 }
@@ -209,11 +160,7 @@ fn building_a_chunk_is_deterministic_across_threads() {
     let bp = with_water(
         bowl(),
         |_, h| {
-            if h < SEA {
-                (1, water_level::encode(SEA))
-            } else {
-                (0, 0)
-            }
+            if h < SEA { (1, water_level::encode(SEA)) } else { (0, 0) }
         },
         vec![ocean_body(SEA)],
     );
@@ -221,14 +168,9 @@ fn building_a_chunk_is_deterministic_across_threads() {
     let coord = ChunkCoord::new(1, 0);
     let a = build_chunk(&src, coord);
     let s2 = src.clone();
-    let b = std::thread::spawn(move || build_chunk(&s2, coord))
-        .join()
-        .unwrap();
+    let b = std::thread::spawn(move || build_chunk(&s2, coord)).join().unwrap();
     assert_eq!(a, b);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let c = pool.install(|| build_chunk(&src, coord));
     assert_eq!(a, c);
 }
@@ -266,26 +208,15 @@ fn mesh_is_deterministic_and_normals_face_up_on_a_heightfield() {
     let a = mesh_of(&src, ChunkCoord::new(0, 1));
     let b = mesh_of(&src, ChunkCoord::new(0, 1));
     assert_eq!(a, b);
-    assert!(
-        a.normals.iter().all(|n| n[1] > 0.0),
-        "a height field's gradient normals point up"
-    );
+    assert!(a.normals.iter().all(|n| n[1] > 0.0), "a height field's gradient normals point up");
     // Front faces face the air: each triangle's winding normal agrees with the density-gradient
     // normals at its corners (degenerate, zero-area triangles aside).
     let (mut agree, mut degenerate) = (0, 0);
     for t in a.indices.chunks(3) {
-        let [p0, p1, p2] = [
-            a.positions[t[0] as usize],
-            a.positions[t[1] as usize],
-            a.positions[t[2] as usize],
-        ];
+        let [p0, p1, p2] = [a.positions[t[0] as usize], a.positions[t[1] as usize], a.positions[t[2] as usize]];
         let e1 = [p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]];
         let e2 = [p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]];
-        let n = [
-            e1[1] * e2[2] - e1[2] * e2[1],
-            e1[2] * e2[0] - e1[0] * e2[2],
-            e1[0] * e2[1] - e1[1] * e2[0],
-        ];
+        let n = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
         let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
         if len < 1e-6 {
             degenerate += 1;
@@ -299,11 +230,7 @@ fn mesh_is_deterministic_and_normals_face_up_on_a_heightfield() {
             agree += 1;
         }
     }
-    assert_eq!(
-        agree + degenerate,
-        a.triangle_count(),
-        "{degenerate} degenerate"
-    );
+    assert_eq!(agree + degenerate, a.triangle_count(), "{degenerate} degenerate");
 }
 
 #[test]
@@ -318,14 +245,8 @@ fn water_sheet_rules() {
     assert!(out.is_empty(), "no sheet for a chunk without water");
 
     let mut cols = vec![None; PADDED * PADDED];
-    let wet = |y: f32, d: f32| {
-        Some(WaterColumn {
-            level_raw: y / MPR,
-            water_surface_y_m: y,
-            true_depth_m: d,
-            seam: false,
-        })
-    };
+    let wet =
+        |y: f32, d: f32| Some(WaterColumn { level_raw: y / MPR, water_surface_y_m: y, true_depth_m: d, seam: false });
     cols[ChunkData::column_index(0, 0)] = wet(10.0, 5.0);
     cols[ChunkData::column_index(1, 1)] = wet(12.0, 70.0);
     chunk.water = Some(ChunkWater {
@@ -342,25 +263,16 @@ fn water_sheet_rules() {
     // Cell (0,0) has both wet corners: flat at the highest (12 m), coloured by the deepest (70 m).
     assert!(out.positions[..4].iter().all(|p| p[1] == 12.0));
     assert_eq!(out.colors[0], water_colour(70.0));
-    assert_eq!(
-        water_colour(70.0),
-        water_colour(60.0),
-        "ramp bottoms out at 60 m"
-    );
+    assert_eq!(water_colour(70.0), water_colour(60.0), "ramp bottoms out at 60 m");
     assert!(water_colour(0.0)[3] < water_colour(30.0)[3]);
-    assert!(
-        (water_colour(0.0)[3] - 0.62).abs() < 1e-6 && (water_colour(60.0)[3] - 0.97).abs() < 1e-6
-    );
+    assert!((water_colour(0.0)[3] - 0.62).abs() < 1e-6 && (water_colour(60.0)[3] - 0.97).abs() < 1e-6);
 }
 
 #[test]
 fn forge_is_deterministic_across_thread_counts() {
     let dials = isla::forge::ForgeDials::new(11, 96);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| to_bytes(&isla::forge::forge(&dials, |_| {}).unwrap()).unwrap())
     };
     let one = run(1);
@@ -376,17 +288,10 @@ fn forged_water_sections_agree() {
     let n = bp.map_size;
     for i in 0..w.body_ids.len() {
         let id = w.body_ids[i];
-        assert_eq!(
-            id == 0,
-            surf[i] == water_level::NO_WATER,
-            "WSRF non-zero exactly where WBID is"
-        );
+        assert_eq!(id == 0, surf[i] == water_level::NO_WATER, "WSRF non-zero exactly where WBID is");
         if id != 0 {
             let level = w.body(id).expect("every id is in WBTB").surface_level_raw;
-            assert_eq!(
-                water_level::decode(surf[i]).unwrap(),
-                water_level::decode(water_level::encode(level)).unwrap()
-            );
+            assert_eq!(water_level::decode(surf[i]).unwrap(), water_level::decode(water_level::encode(level)).unwrap());
         }
     }
     // The ocean touches the border; no lake does.
@@ -415,11 +320,7 @@ fn chunk_with_density(f: impl Fn(f32, f32, f32) -> f32) -> ChunkData {
         voxel_m: 1.0,
         surface_y_m: vec![0.0; PADDED * PADDED],
         gradient: vec![[0.0; 2]; PADDED * PADDED],
-        sections: vec![SectionData {
-            index: 0,
-            material: vec![2; density.len()],
-            density,
-        }],
+        sections: vec![SectionData { index: 0, material: vec![2; density.len()], density }],
         water: None,
     }
 }
@@ -428,28 +329,17 @@ fn chunk_with_density(f: impl Fn(f32, f32, f32) -> f32) -> ChunkData {
 fn marching_cubes_surface_is_closed_and_consistently_wound() {
     // Blobby shapes exercise all kinds of cases, ambiguous faces included.
     let shapes: Vec<Box<dyn Fn(f32, f32, f32) -> f32>> = vec![
-        Box::new(|x, y, z| {
-            ((x - 16.0).powi(2) + (y - 16.0).powi(2) + (z - 16.0).powi(2)).sqrt() - 11.3
-        }),
+        Box::new(|x, y, z| ((x - 16.0).powi(2) + (y - 16.0).powi(2) + (z - 16.0).powi(2)).sqrt() - 11.3),
         Box::new(|x, y, z| {
             (x * 0.9).sin() + (y * 0.7).sin() + (z * 1.1).cos() + 0.3
-                - 10.0
-                    * f32::max(
-                        0.0,
-                        ((x - 16.0).powi(2) + (y - 16.0).powi(2) + (z - 16.0).powi(2)).sqrt()
-                            - 13.0,
-                    )
+                - 10.0 * f32::max(0.0, ((x - 16.0).powi(2) + (y - 16.0).powi(2) + (z - 16.0).powi(2)).sqrt() - 13.0)
                     / 13.0
         }),
     ];
     for (k, f) in shapes.iter().enumerate() {
         // Outside the 1..31 box is air so the surface closes inside the section.
         let chunk = chunk_with_density(|x, y, z| {
-            if x < 1.0 || y < 1.0 || z < 1.0 || x > 31.0 || y > 31.0 || z > 31.0 {
-                1.0
-            } else {
-                f(x, y, z)
-            }
+            if x < 1.0 || y < 1.0 || z < 1.0 || x > 31.0 || y > 31.0 || z > 31.0 { 1.0 } else { f(x, y, z) }
         });
         let mut m = TerrainMesh::default();
         Mesher::new().mesh_chunk(&chunk, &mut m);
@@ -461,15 +351,8 @@ fn marching_cubes_surface_is_closed_and_consistently_wound() {
             }
         }
         for (&(a, b), &count) in &directed {
-            assert_eq!(
-                count, 1,
-                "shape {k}: edge {a}->{b} used {count} times in one direction"
-            );
-            assert_eq!(
-                directed.get(&(b, a)),
-                Some(&1),
-                "shape {k}: edge {a}->{b} has no twin: a hole"
-            );
+            assert_eq!(count, 1, "shape {k}: edge {a}->{b} used {count} times in one direction");
+            assert_eq!(directed.get(&(b, a)), Some(&1), "shape {k}: edge {a}->{b} has no twin: a hole");
         }
     }
 }
@@ -489,11 +372,28 @@ fn marching_cubes_table_covers_every_case() {
         let mut used: Vec<usize> = t.case(case).iter().flatten().map(|&e| e as usize).collect();
         used.sort();
         used.dedup();
-        assert_eq!(
-            used, crossing,
-            "case {case:#04x} uses exactly its crossing edges"
-        );
+        assert_eq!(used, crossing, "case {case:#04x} uses exactly its crossing edges");
     }
     // One solid corner: one triangle, facing away from the corner.
     assert_eq!(t.case(1).len(), 1);
+}
+
+#[test]
+fn streaming_wants_nearest_chunks_first_and_unloads_with_hysteresis() {
+    let src = WorldSource::new(Arc::new(bowl()));
+    let l = src.layout;
+    let s = l.chunk_size_m();
+    let at = [0.5 * s, 0.5 * s];
+    let wanted = chunks_within(&l, at, 2.0 * s);
+    assert_eq!(wanted[0], ChunkCoord::new(0, 0), "the chunk under the viewer comes first");
+    let d: Vec<f32> = wanted.iter().map(|&c| chunk_distance_m(&l, c, at)).collect();
+    assert!(d.windows(2).all(|w| w[0] <= w[1]), "nearest first");
+    assert!(wanted.iter().all(|&c| l.contains(c)), "never outside the map");
+    // A chunk just beyond the radius is not wanted, but not unloaded either until the margin.
+    let r = 0.6 * s;
+    let c = ChunkCoord::new(1, 0); // 0.5 s away from the viewer
+    assert!(chunks_within(&l, at, r).contains(&c));
+    assert!(!should_unload(&l, c, at, r));
+    assert!(!should_unload(&l, c, at, 0.45 * s), "inside the hysteresis margin");
+    assert!(should_unload(&l, c, at, 0.4 * s));
 }

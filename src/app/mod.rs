@@ -7,6 +7,7 @@ pub mod camera;
 pub mod chunks;
 pub mod fly;
 pub mod scene;
+pub mod server;
 pub mod shot;
 pub mod sky;
 
@@ -27,6 +28,6 @@ pub struct IslaScenePlugin;
 
 impl Plugin for IslaScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins((sky::SkyPlugin, chunks::ChunkRenderPlugin, scene::SunPlugin));
+        app.add_plugins((server::WorldServerPlugin, sky::SkyPlugin, chunks::ChunkRenderPlugin, scene::SunPlugin));
     }
 }

@@ -35,11 +35,7 @@ pub struct SunSettings {
 
 impl Default for SunSettings {
     fn default() -> Self {
-        Self {
-            elevation_deg: SUN_ELEVATION_DEG,
-            azimuth_deg: SUN_AZIMUTH_DEG,
-            shadows: true,
-        }
+        Self { elevation_deg: SUN_ELEVATION_DEG, azimuth_deg: SUN_AZIMUTH_DEG, shadows: true }
     }
 }
 

@@ -27,6 +27,7 @@ pub struct ShotOptions {
     pub sky: bool,
     /// Frames rendered before the captured one (shadow maps and pipelines settle).
     pub warmup_frames: u32,
+    pub view_distance_m: f32,
 }
 
 impl Default for ShotOptions {
@@ -38,6 +39,7 @@ impl Default for ShotOptions {
             shadows: true,
             sky: true,
             warmup_frames: 3,
+            view_distance_m: super::server::DEFAULT_VIEW_DISTANCE_M,
         }
     }
 }
@@ -59,10 +61,7 @@ pub fn camera_bundle(world: &IslandWorld, preset: CameraPreset) -> impl Bundle {
             color: Color::srgb(r, g, b),
             directional_light_color: Color::NONE,
             directional_light_exponent: 30.0,
-            falloff: FogFalloff::Linear {
-                start: extent * 0.9,
-                end: extent * 4.0,
-            },
+            falloff: FogFalloff::Linear { start: extent * 0.9, end: extent * 4.0 },
         },
         preset.transform(&layout),
     )
@@ -71,32 +70,19 @@ pub fn camera_bundle(world: &IslandWorld, preset: CameraPreset) -> impl Bundle {
 /// Render one frame of `world` and return it as RGBA8 (sRGB) pixels.
 pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::RgbaImage> {
     if opts.width == 0 || opts.height == 0 || opts.width > 8192 || opts.height > 8192 {
-        bail!(
-            "shot size {}×{} is outside 1..=8192",
-            opts.width,
-            opts.height
-        );
+        bail!("shot size {}×{} is outside 1..=8192", opts.width, opts.height);
     }
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
-            .set(WindowPlugin {
-                primary_window: None,
-                exit_condition: ExitCondition::DontExit,
-                ..default()
-            })
-            .set(RenderPlugin {
-                synchronous_pipeline_compilation: true,
-                ..default()
-            })
+            .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
+            .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() })
             .disable::<WinitPlugin>(),
     )
     .insert_resource(world.clone())
-    .insert_resource(SunSettings {
-        shadows: opts.shadows,
-        ..default()
-    })
+    .insert_resource(SunSettings { shadows: opts.shadows, ..default() })
     .insert_resource(SkySettings { enabled: opts.sky })
+    .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })
     .add_plugins(IslaScenePlugin);
 
     while app.plugins_state() == PluginsState::Adding {
@@ -105,38 +91,43 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
     app.finish();
     app.cleanup();
 
-    let mut target =
-        Image::new_target_texture(opts.width, opts.height, TextureFormat::Rgba8UnormSrgb, None);
+    let mut target = Image::new_target_texture(opts.width, opts.height, TextureFormat::Rgba8UnormSrgb, None);
     target.texture_descriptor.usage |= TextureUsages::COPY_SRC;
     let handle = app.world_mut().resource_mut::<Assets<Image>>().add(target);
     let cam = camera_bundle(&world, opts.preset);
-    app.world_mut()
-        .spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off));
+    app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::server::Viewer));
 
+    // Pump frames until every chunk in view is built and uploaded, then a few more so pipelines
+    // and shadow maps settle. Bounded: a stuck build is an error, not a hang.
+    let started = std::time::Instant::now();
+    loop {
+        app.update();
+        if app.world().resource::<super::server::Loading>().finished {
+            break;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(300) {
+            bail!("chunks in view were still building after 300 s");
+        }
+        std::thread::yield_now();
+    }
     for _ in 0..opts.warmup_frames.max(1) {
         app.update();
     }
     let captured: Arc<Mutex<Option<Image>>> = Arc::default();
     let sink = captured.clone();
-    app.world_mut()
-        .spawn(Screenshot::image(handle))
-        .observe(move |ev: On<ScreenshotCaptured>| {
-            *sink.lock().expect("capture lock") = Some(ev.image.clone());
-        });
+    app.world_mut().spawn(Screenshot::image(handle)).observe(move |ev: On<ScreenshotCaptured>| {
+        *sink.lock().expect("capture lock") = Some(ev.image.clone());
+    });
     for _ in 0..30 {
         app.update();
         if captured.lock().expect("capture lock").is_some() {
             break;
         }
     }
-    let img = captured
-        .lock()
-        .expect("capture lock")
-        .take()
-        .context("the renderer never delivered the frame")?;
+    let img = captured.lock().expect("capture lock").take().context("the renderer never delivered the frame")?;
     let data = img.data.context("captured frame has no pixel data")?;
-    let rgba = image::RgbaImage::from_raw(opts.width, opts.height, data)
-        .context("captured frame has the wrong size")?;
+    let rgba =
+        image::RgbaImage::from_raw(opts.width, opts.height, data).context("captured frame has the wrong size")?;
     Ok(rgba)
 }
 
@@ -145,11 +136,7 @@ pub fn save_png(img: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
     let mut bytes = Vec::new();
     image::DynamicImage::ImageRgba8(img.clone())
         .to_rgb8()
-        .write_to(
-            &mut std::io::Cursor::new(&mut bytes),
-            image::ImageFormat::Png,
-        )
+        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
         .context("encoding PNG")?;
-    crate::blueprint::write_bytes_atomic(path, &bytes)
-        .with_context(|| format!("writing {}", path.display()))
+    crate::blueprint::write_bytes_atomic(path, &bytes).with_context(|| format!("writing {}", path.display()))
 }

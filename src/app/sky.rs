@@ -29,11 +29,7 @@ fn ease_out(t: f32, c: f32) -> f32 {
 }
 
 fn mix3(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
-    [
-        a[0] + (b[0] - a[0]) * t,
-        a[1] + (b[1] - a[1]) * t,
-        a[2] + (b[2] - a[2]) * t,
-    ]
+    [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]
 }
 
 /// sRGB sky colour seen along unit direction `dir` with the sun towards `to_sun`.
@@ -43,18 +39,10 @@ pub fn sky_colour(dir: Vec3, to_sun: Vec3) -> [f32; 3] {
     let mut c = if angle_from_horizon >= 0.0 {
         mix3(HORIZON, ZENITH, ease_out(angle_from_horizon, SKY_CURVE))
     } else {
-        let ground = mix3(
-            GROUND_HORIZON,
-            GROUND_BOTTOM,
-            ease_out(-angle_from_horizon, GROUND_CURVE),
-        );
+        let ground = mix3(GROUND_HORIZON, GROUND_BOTTOM, ease_out(-angle_from_horizon, GROUND_CURVE));
         // Just below the horizon the dome meets the fogged far sea: fade from the horizon (fog)
         // colour so no band shows between the sea's end and the sky.
-        mix3(
-            HORIZON,
-            ground,
-            (-angle_from_horizon / HORIZON_HAZE).min(1.0),
-        )
+        mix3(HORIZON, ground, (-angle_from_horizon / HORIZON_HAZE).min(1.0))
     };
     let sun_angle = d.angle_between(to_sun.normalize_or_zero()).to_degrees();
     if sun_angle < SUN_DISC_MAX_DEG && d.y > -0.02 {
@@ -86,10 +74,7 @@ impl Plugin for SkyPlugin {
         app.init_resource::<SkySettings>()
             .insert_resource(ClearColor(Color::srgb(HORIZON[0], HORIZON[1], HORIZON[2])))
             .add_systems(Startup, spawn_sky)
-            .add_systems(
-                PostUpdate,
-                follow_camera.before(TransformSystems::Propagate),
-            );
+            .add_systems(PostUpdate, follow_camera.before(TransformSystems::Propagate));
     }
 }
 
@@ -113,23 +98,15 @@ pub fn sky_mesh(to_sun: Vec3, sectors: u32, stacks: u32) -> Mesh {
     let row = sectors + 1;
     for i in 0..stacks {
         for j in 0..sectors {
-            let (a, b, c, d) = (
-                i * row + j,
-                i * row + j + 1,
-                (i + 1) * row + j,
-                (i + 1) * row + j + 1,
-            );
+            let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
             indices.extend_from_slice(&[a, b, c, b, d, c]);
         }
     }
-    Mesh::new(
-        PrimitiveTopology::TriangleList,
-        RenderAssetUsages::default(),
-    )
-    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
-    .with_inserted_indices(Indices::U32(indices))
+    Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
+        .with_inserted_indices(Indices::U32(indices))
 }
 
 fn spawn_sky(
@@ -151,11 +128,7 @@ fn spawn_sky(
             ..default()
         })),
         Transform::default(),
-        if settings.enabled {
-            Visibility::Visible
-        } else {
-            Visibility::Hidden
-        },
+        if settings.enabled { Visibility::Visible } else { Visibility::Hidden },
         NotShadowCaster,
         NotShadowReceiver,
         NoFrustumCulling,

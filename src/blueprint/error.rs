@@ -42,11 +42,7 @@ pub struct BlueprintError {
 
 impl BlueprintError {
     pub fn new(kind: ErrorKind, section: Option<[u8; 4]>, offset: u64) -> Self {
-        Self {
-            kind,
-            section,
-            offset,
-        }
+        Self { kind, section, offset }
     }
     pub fn section_name(&self) -> String {
         match self.section {
@@ -58,15 +54,7 @@ impl BlueprintError {
 
 /// Printable form of a tag: ASCII letters as they are, anything else as `\xNN`.
 pub fn tag_name(tag: [u8; 4]) -> String {
-    tag.iter()
-        .map(|&b| {
-            if b.is_ascii_graphic() {
-                (b as char).to_string()
-            } else {
-                format!("\\x{b:02x}")
-            }
-        })
-        .collect()
+    tag.iter().map(|&b| if b.is_ascii_graphic() { (b as char).to_string() } else { format!("\\x{b:02x}") }).collect()
 }
 
 impl fmt::Display for BlueprintError {
@@ -78,23 +66,17 @@ impl fmt::Display for BlueprintError {
             TruncatedHeader { len } => {
                 write!(f, "header cut short: 9 bytes needed, the file has {len}")
             }
-            UnsupportedVersion { found: 1 } => write!(
-                f,
-                "format version 1 is the legacy layout, which Isla does not read (re-export as version 2)"
-            ),
-            UnsupportedVersion { found } => write!(
-                f,
-                "unsupported format version {found} (Isla reads version 2)"
-            ),
+            UnsupportedVersion { found: 1 } => {
+                write!(f, "format version 1 is the legacy layout, which Isla does not read (re-export as version 2)")
+            }
+            UnsupportedVersion { found } => write!(f, "unsupported format version {found} (Isla reads version 2)"),
             MapSizeOutOfRange { size } => write!(f, "map size {size} is outside 32..=16384"),
-            TruncatedSectionHeader { remaining } => write!(
-                f,
-                "section header cut short: 12 bytes needed, {remaining} left in the file"
-            ),
-            SectionPastEnd { length, remaining } => write!(
-                f,
-                "section length {length} runs past the end of the file ({remaining} bytes left)"
-            ),
+            TruncatedSectionHeader { remaining } => {
+                write!(f, "section header cut short: 12 bytes needed, {remaining} left in the file")
+            }
+            SectionPastEnd { length, remaining } => {
+                write!(f, "section length {length} runs past the end of the file ({remaining} bytes left)")
+            }
             DuplicateSection => write!(f, "section appears twice"),
             MissingSection => write!(f, "mandatory section is missing"),
             WrongLength { expected, found } => {
@@ -104,10 +86,7 @@ impl fmt::Display for BlueprintError {
                 write!(f, "payload is {found} bytes, at least {needed} needed")
             }
             NonFiniteHeight { x, y, value } => {
-                write!(
-                    f,
-                    "height at pixel ({x}, {y}) is {value}, heights must be finite"
-                )
+                write!(f, "height at pixel ({x}, {y}) is {value}, heights must be finite")
             }
             BiomeOutOfRange { x, y, ordinal } => write!(
                 f,
@@ -118,28 +97,18 @@ impl fmt::Display for BlueprintError {
                 write!(f, "town {index} has tier {tier}, known tiers are 0..=3")
             }
             WaterTypeOutOfRange { index, value } => {
-                write!(
-                    f,
-                    "water body {index} has type {value}, known types are 0 (ocean) and 1 (lake)"
-                )
+                write!(f, "water body {index} has type {value}, known types are 0 (ocean) and 1 (lake)")
             }
             SalinityOutOfRange { index, value } => {
-                write!(
-                    f,
-                    "water body {index} has salinity {value}, known values are 0 (fresh) and 1 (salt)"
-                )
+                write!(f, "water body {index} has salinity {value}, known values are 0 (fresh) and 1 (salt)")
             }
             NegativeCount { count } => write!(f, "record count {count} is negative"),
-            InconsistentCount { count, payload } => write!(
-                f,
-                "record count {count} does not match the payload length {payload}"
-            ),
+            InconsistentCount { count, payload } => {
+                write!(f, "record count {count} does not match the payload length {payload}")
+            }
             RequiresSection { needs } => write!(f, "section is only valid together with {needs}"),
             UnsupportedPrmsVersion { found } => {
-                write!(
-                    f,
-                    "PRMS version {found} is not known (Isla reads version 1 and its extensions)"
-                )
+                write!(f, "PRMS version {found} is not known (Isla reads version 1 and its extensions)")
             }
             InvalidParameter { name, value } => {
                 write!(f, "parameter {name} = {value} is not valid")

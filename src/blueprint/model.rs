@@ -101,14 +101,7 @@ pub enum TownTier {
 
 impl TownTier {
     pub fn from_ordinal(v: u8) -> Option<TownTier> {
-        [
-            TownTier::Village,
-            TownTier::Town,
-            TownTier::City,
-            TownTier::Capitol,
-        ]
-        .get(v as usize)
-        .copied()
+        [TownTier::Village, TownTier::Town, TownTier::City, TownTier::Capitol].get(v as usize).copied()
     }
 }
 
@@ -136,6 +129,7 @@ pub enum Salinity {
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct WaterBody {
     pub id: u16,
+    #[serde(rename = "type")]
     pub kind: WaterType,
     pub salinity: Salinity,
     pub surface_level_raw: f32,
@@ -189,10 +183,7 @@ pub struct CurveMeta {
 impl CurveMeta {
     /// The body as consecutive little-endian f32 values (knots and anchors), trailing bytes ignored.
     pub fn values(&self) -> Vec<f32> {
-        self.body
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        self.body.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
     }
 }
 
@@ -277,8 +268,53 @@ impl Blueprint {
     pub fn biome(&self, x: u32, y: u32) -> Biome {
         Biome::from_ordinal(self.biomes[self.index(x, y)]).unwrap_or(Biome::Ocean)
     }
+    /// Summary numbers for `isla info`.
+    pub fn stats(&self) -> BlueprintStats {
+        let p = &self.params;
+        let land = self.heights_raw.iter().filter(|&&h| h >= p.sea_level_raw).count();
+        let (lo, hi) = self.heights_raw.iter().fold((f32::MAX, f32::MIN), |(a, b), &h| (a.min(h), b.max(h)));
+        let (mut wet, mut seam) = (0u64, 0u64);
+        if let Some(w) = &self.water {
+            let ocean = w.ocean().map(|b| b.surface_level_raw * p.metres_per_raw);
+            for (i, &id) in w.body_ids.iter().enumerate() {
+                if id != 0 {
+                    wet += 1;
+                } else if let Some(o) = ocean
+                    && (self.heights_raw[i] * p.metres_per_raw).max(crate::world::FLOOR_Y_M) < o
+                {
+                    seam += 1;
+                }
+            }
+        }
+        BlueprintStats {
+            land_fraction: land as f64 / self.heights_raw.len() as f64,
+            height_min_m: lo * p.metres_per_raw,
+            height_max_m: hi * p.metres_per_raw,
+            wet_pixels: wet,
+            seam_candidates: seam,
+            water_bodies: self.water.as_ref().and_then(|w| w.bodies.as_ref()).map_or(0, |b| b.len()),
+            towns: self.towns.as_ref().map_or(0, |t| t.len()),
+        }
+    }
+
     /// Size of the island along one axis, in metres.
     pub fn extent_m(&self) -> f32 {
         self.map_size as f32 * self.params.metres_per_pixel
     }
+}
+
+/// Whole-map numbers, as `isla info` prints them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BlueprintStats {
+    /// Share of pixels at or above sea level.
+    pub land_fraction: f64,
+    pub height_min_m: f32,
+    pub height_max_m: f32,
+    /// Pixels with a non-zero `WBID`.
+    pub wet_pixels: u64,
+    /// Dry pixels whose rendered ground lies below the ocean body's level: where the world's
+    /// shoreline-seam rule will make water.
+    pub seam_candidates: u64,
+    pub water_bodies: usize,
+    pub towns: usize,
 }

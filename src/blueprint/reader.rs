@@ -11,13 +11,8 @@ use std::path::Path;
 /// Read and validate a blueprint file. I/O problems come back as a header-level error that names
 /// the path.
 pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        BlueprintError::new(
-            ErrorKind::Io(format!("cannot read {}: {e}", path.display())),
-            None,
-            0,
-        )
-    })?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| BlueprintError::new(ErrorKind::Io(format!("cannot read {}: {e}", path.display())), None, 0))?;
     read_bytes(&bytes)
 }
 
@@ -39,19 +34,15 @@ impl Section<'_> {
     }
     fn exact(&self, expected: u64) -> Result<(), BlueprintError> {
         if self.payload.len() as u64 != expected {
-            return Err(self.err(ErrorKind::WrongLength {
-                expected,
-                found: self.payload.len() as u64,
-            }));
+            return Err(self.err(ErrorKind::WrongLength { expected, found: self.payload.len() as u64 }));
         }
         Ok(())
     }
     fn at_least(&self, needed: usize) -> Result<(), BlueprintError> {
         if self.payload.len() < needed {
-            return Err(self.err(ErrorKind::PayloadTooShort {
-                needed: needed as u64,
-                found: self.payload.len() as u64,
-            }));
+            return Err(
+                self.err(ErrorKind::PayloadTooShort { needed: needed as u64, found: self.payload.len() as u64 })
+            );
         }
         Ok(())
     }
@@ -64,10 +55,7 @@ impl Section<'_> {
         }
         let expected = 4u64 + count as u64 * record_len as u64;
         if expected != self.payload.len() as u64 {
-            return Err(self.err(ErrorKind::InconsistentCount {
-                count,
-                payload: self.payload.len() as u64,
-            }));
+            return Err(self.err(ErrorKind::InconsistentCount { count, payload: self.payload.len() as u64 }));
         }
         Ok(count as usize)
     }
@@ -80,26 +68,14 @@ fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
     }
     // Dispatch on the first byte before anything else so a legacy file gets the right message.
     if bytes[0] != FORMAT_VERSION {
-        return Err(BlueprintError::new(
-            ErrorKind::UnsupportedVersion { found: bytes[0] },
-            None,
-            0,
-        ));
+        return Err(BlueprintError::new(ErrorKind::UnsupportedVersion { found: bytes[0] }, None, 0));
     }
     if bytes.len() < HEADER_LEN {
-        return Err(BlueprintError::new(
-            ErrorKind::TruncatedHeader { len: bytes.len() },
-            None,
-            0,
-        ));
+        return Err(BlueprintError::new(ErrorKind::TruncatedHeader { len: bytes.len() }, None, 0));
     }
     let map_size = LE::read_u32(&bytes[1..5]);
     if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&map_size) {
-        return Err(BlueprintError::new(
-            ErrorKind::MapSizeOutOfRange { size: map_size },
-            None,
-            1,
-        ));
+        return Err(BlueprintError::new(ErrorKind::MapSizeOutOfRange { size: map_size }, None, 1));
     }
     let seed = LE::read_i32(&bytes[5..9]);
 
@@ -108,11 +84,7 @@ fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
     while pos < bytes.len() {
         let remaining = bytes.len() - pos;
         if remaining < SECTION_HEADER_LEN {
-            return Err(BlueprintError::new(
-                ErrorKind::TruncatedSectionHeader { remaining },
-                None,
-                pos as u64,
-            ));
+            return Err(BlueprintError::new(ErrorKind::TruncatedSectionHeader { remaining }, None, pos as u64));
         }
         let tag: Tag = bytes[pos..pos + 4].try_into().expect("4 bytes");
         let length = LE::read_u64(&bytes[pos + 4..pos + 12]);
@@ -120,27 +92,16 @@ fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
         let left = (bytes.len() - payload_start) as u64;
         if length > left {
             return Err(BlueprintError::new(
-                ErrorKind::SectionPastEnd {
-                    length,
-                    remaining: left,
-                },
+                ErrorKind::SectionPastEnd { length, remaining: left },
                 Some(tag),
                 pos as u64 + 4,
             ));
         }
         if sections.iter().any(|s| s.tag == tag) {
-            return Err(BlueprintError::new(
-                ErrorKind::DuplicateSection,
-                Some(tag),
-                pos as u64,
-            ));
+            return Err(BlueprintError::new(ErrorKind::DuplicateSection, Some(tag), pos as u64));
         }
         let end = payload_start + length as usize;
-        sections.push(Section {
-            tag,
-            offset: payload_start as u64,
-            payload: &bytes[payload_start..end],
-        });
+        sections.push(Section { tag, offset: payload_start as u64, payload: &bytes[payload_start..end] });
         pos = end;
     }
     Ok((map_size, seed, sections))
@@ -152,9 +113,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
     let n = map_size as usize;
     let cells = n * n;
     let find = |t: u32| sections.iter().find(|s| LE::read_u32(&s.tag) == t);
-    let missing = |name: &[u8; 4]| {
-        BlueprintError::new(ErrorKind::MissingSection, Some(*name), bytes.len() as u64)
-    };
+    let missing = |name: &[u8; 4]| BlueprintError::new(ErrorKind::MissingSection, Some(*name), bytes.len() as u64);
     let mut warnings = Vec::new();
 
     for s in &sections {
@@ -180,10 +139,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
         }
     }
 
-    let params = parse_params(
-        find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?,
-        &mut warnings,
-    )?;
+    let params = parse_params(find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?, &mut warnings)?;
     let heights_raw = parse_heights(find(tags::HGTS).ok_or_else(|| missing(b"HGTS"))?, map_size)?;
     let biomes = parse_biomes(find(tags::BIOM).ok_or_else(|| missing(b"BIOM"))?, map_size)?;
     let towns = find(tags::TOWN).map(parse_towns).transpose()?;
@@ -209,21 +165,14 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
                 }
                 None => None,
             };
-            Some(Water {
-                body_ids,
-                bodies,
-                surface,
-            })
+            Some(Water { body_ids, bodies, surface })
         }
     };
 
     let curve = match find(tags::TCRV) {
         Some(s) => {
             s.at_least(2)?;
-            Some(CurveMeta {
-                version: LE::read_u16(s.payload),
-                body: s.payload[2..].to_vec(),
-            })
+            Some(CurveMeta { version: LE::read_u16(s.payload), body: s.payload[2..].to_vec() })
         }
         None => None,
     };
@@ -236,19 +185,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
         None => None,
     };
 
-    Ok(Blueprint {
-        map_size,
-        seed,
-        params,
-        heights_raw,
-        biomes,
-        towns,
-        water,
-        curve,
-        detail,
-        erosion,
-        warnings,
-    })
+    Ok(Blueprint { map_size, seed, params, heights_raw, biomes, towns, water, curve, detail, erosion, warnings })
 }
 
 fn read_u16s(p: &[u8]) -> Vec<u16> {
@@ -268,10 +205,7 @@ fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Params, 
         warnings.push(Warning {
             section: "PRMS".into(),
             offset: s.offset + PRMS_LEN as u64,
-            message: format!(
-                "{} bytes of a later extension skipped",
-                s.payload.len() - PRMS_LEN
-            ),
+            message: format!("{} bytes of a later extension skipped", s.payload.len() - PRMS_LEN),
         });
     }
     let f = |i: usize| LE::read_f32(&s.payload[2 + 4 * i..]);
@@ -285,23 +219,11 @@ fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Params, 
     };
     let checks: [(&'static str, f32, bool); 6] = [
         ("seaLevelRaw", p.sea_level_raw, p.sea_level_raw.is_finite()),
-        (
-            "metresPerRaw",
-            p.metres_per_raw,
-            p.metres_per_raw.is_finite() && p.metres_per_raw > 0.0,
-        ),
-        (
-            "metresPerPixel",
-            p.metres_per_pixel,
-            p.metres_per_pixel.is_finite() && p.metres_per_pixel > 0.0,
-        ),
+        ("metresPerRaw", p.metres_per_raw, p.metres_per_raw.is_finite() && p.metres_per_raw > 0.0),
+        ("metresPerPixel", p.metres_per_pixel, p.metres_per_pixel.is_finite() && p.metres_per_pixel > 0.0),
         ("craterX", p.crater_x, p.crater_x.is_finite()),
         ("craterY", p.crater_y, p.crater_y.is_finite()),
-        (
-            "craterRadius",
-            p.crater_radius,
-            p.crater_radius.is_finite() && p.crater_radius >= 0.0,
-        ),
+        ("craterRadius", p.crater_radius, p.crater_radius.is_finite() && p.crater_radius >= 0.0),
     ];
     for (i, (name, value, ok)) in checks.into_iter().enumerate() {
         if !ok {
@@ -327,14 +249,7 @@ fn parse_biomes(s: &Section<'_>, n: u32) -> Result<Vec<u8>, BlueprintError> {
     s.exact(n as u64 * n as u64)?;
     if let Some(i) = s.payload.iter().position(|&b| b >= Biome::COUNT) {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
-        return Err(s.err_at(
-            ErrorKind::BiomeOutOfRange {
-                x,
-                y,
-                ordinal: s.payload[i],
-            },
-            i,
-        ));
+        return Err(s.err_at(ErrorKind::BiomeOutOfRange { x, y, ordinal: s.payload[i] }, i));
     }
     Ok(s.payload.to_vec())
 }
@@ -345,21 +260,9 @@ fn parse_towns(s: &Section<'_>) -> Result<Vec<Town>, BlueprintError> {
     for i in 0..count {
         let at = 4 + i * TOWN_RECORD_LEN;
         let r = &s.payload[at..at + TOWN_RECORD_LEN];
-        let tier = TownTier::from_ordinal(r[8]).ok_or_else(|| {
-            s.err_at(
-                ErrorKind::TownTierOutOfRange {
-                    index: i,
-                    tier: r[8],
-                },
-                at + 8,
-            )
-        })?;
-        towns.push(Town {
-            x: LE::read_f32(&r[0..]),
-            y: LE::read_f32(&r[4..]),
-            tier,
-            is_highway_node: r[9] != 0,
-        });
+        let tier = TownTier::from_ordinal(r[8])
+            .ok_or_else(|| s.err_at(ErrorKind::TownTierOutOfRange { index: i, tier: r[8] }, at + 8))?;
+        towns.push(Town { x: LE::read_f32(&r[0..]), y: LE::read_f32(&r[4..]), tier, is_highway_node: r[9] != 0 });
     }
     Ok(towns)
 }
@@ -374,10 +277,7 @@ fn parse_bodies(s: &Section<'_>) -> Result<Vec<WaterBody>, BlueprintError> {
             0 => WaterType::Ocean,
             1 => WaterType::Lake,
             v => {
-                return Err(s.err_at(
-                    ErrorKind::WaterTypeOutOfRange { index: i, value: v },
-                    at + 2,
-                ));
+                return Err(s.err_at(ErrorKind::WaterTypeOutOfRange { index: i, value: v }, at + 2));
             }
         };
         let salinity = match r[3] {
@@ -412,7 +312,9 @@ fn versioned<'a>(
         warnings.push(Warning {
             section: name.clone(),
             offset: s.offset,
-            message: format!("{name} version {version} is not the known version {known}; section skipped, metadata left empty"),
+            message: format!(
+                "{name} version {version} is not the known version {known}; section skipped, metadata left empty"
+            ),
         });
         return Ok(None);
     }
@@ -420,27 +322,19 @@ fn versioned<'a>(
     Ok(Some(&s.payload[2..]))
 }
 
-fn parse_detail(
-    s: &Section<'_>,
-    warnings: &mut Vec<Warning>,
-) -> Result<Option<DetailMeta>, BlueprintError> {
-    Ok(
-        versioned(s, TDTL_VERSION, TDTL_LEN, warnings)?.map(|b| DetailMeta {
-            relief_amp_m: LE::read_f32(&b[0..]),
-            relief_freq_islands: LE::read_f32(&b[4..]),
-            relief_seed_offset: LE::read_i32(&b[8..]),
-            edge_amp_m: LE::read_f32(&b[12..]),
-            edge_freq_islands: LE::read_f32(&b[16..]),
-            edge_seed_offset: LE::read_i32(&b[20..]),
-            edge_max_shift_m: LE::read_f32(&b[24..]),
-        }),
-    )
+fn parse_detail(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<DetailMeta>, BlueprintError> {
+    Ok(versioned(s, TDTL_VERSION, TDTL_LEN, warnings)?.map(|b| DetailMeta {
+        relief_amp_m: LE::read_f32(&b[0..]),
+        relief_freq_islands: LE::read_f32(&b[4..]),
+        relief_seed_offset: LE::read_i32(&b[8..]),
+        edge_amp_m: LE::read_f32(&b[12..]),
+        edge_freq_islands: LE::read_f32(&b[16..]),
+        edge_seed_offset: LE::read_i32(&b[20..]),
+        edge_max_shift_m: LE::read_f32(&b[24..]),
+    }))
 }
 
-fn parse_erosion(
-    s: &Section<'_>,
-    warnings: &mut Vec<Warning>,
-) -> Result<Option<ErosionMeta>, BlueprintError> {
+fn parse_erosion(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<ErosionMeta>, BlueprintError> {
     Ok(versioned(s, EROS_VERSION, EROS_LEN, warnings)?.map(|b| {
         let f = |i: usize| LE::read_f32(&b[16 + 4 * i..]);
         ErosionMeta {

@@ -14,62 +14,30 @@ fn model_err(kind: ErrorKind, tag: &[u8; 4]) -> BlueprintError {
 fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
     let n = bp.map_size;
     if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&n) {
-        return Err(BlueprintError::new(
-            ErrorKind::MapSizeOutOfRange { size: n },
-            None,
-            1,
-        ));
+        return Err(BlueprintError::new(ErrorKind::MapSizeOutOfRange { size: n }, None, 1));
     }
     let cells = n as u64 * n as u64;
     let p = &bp.params;
     if !(p.metres_per_raw.is_finite() && p.metres_per_raw > 0.0) {
-        return Err(model_err(
-            ErrorKind::InvalidParameter {
-                name: "metresPerRaw",
-                value: p.metres_per_raw,
-            },
-            b"PRMS",
-        ));
+        return Err(model_err(ErrorKind::InvalidParameter { name: "metresPerRaw", value: p.metres_per_raw }, b"PRMS"));
     }
     if !(p.metres_per_pixel.is_finite() && p.metres_per_pixel > 0.0) {
         return Err(model_err(
-            ErrorKind::InvalidParameter {
-                name: "metresPerPixel",
-                value: p.metres_per_pixel,
-            },
+            ErrorKind::InvalidParameter { name: "metresPerPixel", value: p.metres_per_pixel },
             b"PRMS",
         ));
     }
     if !(p.crater_radius.is_finite() && p.crater_radius >= 0.0) {
-        return Err(model_err(
-            ErrorKind::InvalidParameter {
-                name: "craterRadius",
-                value: p.crater_radius,
-            },
-            b"PRMS",
-        ));
+        return Err(model_err(ErrorKind::InvalidParameter { name: "craterRadius", value: p.crater_radius }, b"PRMS"));
     }
-    for (name, v) in [
-        ("seaLevelRaw", p.sea_level_raw),
-        ("craterX", p.crater_x),
-        ("craterY", p.crater_y),
-    ] {
+    for (name, v) in [("seaLevelRaw", p.sea_level_raw), ("craterX", p.crater_x), ("craterY", p.crater_y)] {
         if !v.is_finite() {
-            return Err(model_err(
-                ErrorKind::InvalidParameter { name, value: v },
-                b"PRMS",
-            ));
+            return Err(model_err(ErrorKind::InvalidParameter { name, value: v }, b"PRMS"));
         }
     }
     let grid = |len: usize, tag: &[u8; 4]| {
         if len as u64 != cells {
-            Err(model_err(
-                ErrorKind::WrongLength {
-                    expected: cells,
-                    found: len as u64,
-                },
-                tag,
-            ))
+            Err(model_err(ErrorKind::WrongLength { expected: cells, found: len as u64 }, tag))
         } else {
             Ok(())
         }
@@ -77,26 +45,12 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
     grid(bp.heights_raw.len(), b"HGTS")?;
     if let Some(i) = bp.heights_raw.iter().position(|h| !h.is_finite()) {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
-        return Err(model_err(
-            ErrorKind::NonFiniteHeight {
-                x,
-                y,
-                value: bp.heights_raw[i],
-            },
-            b"HGTS",
-        ));
+        return Err(model_err(ErrorKind::NonFiniteHeight { x, y, value: bp.heights_raw[i] }, b"HGTS"));
     }
     grid(bp.biomes.len(), b"BIOM")?;
     if let Some(i) = bp.biomes.iter().position(|&b| b >= Biome::COUNT) {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
-        return Err(model_err(
-            ErrorKind::BiomeOutOfRange {
-                x,
-                y,
-                ordinal: bp.biomes[i],
-            },
-            b"BIOM",
-        ));
+        return Err(model_err(ErrorKind::BiomeOutOfRange { x, y, ordinal: bp.biomes[i] }, b"BIOM"));
     }
     if let Some(w) = &bp.water {
         grid(w.body_ids.len(), b"WBID")?;
@@ -125,14 +79,7 @@ pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
     let mut p = Vec::with_capacity(PRMS_LEN);
     p.write_u16::<LE>(PRMS_VERSION).unwrap();
     let pr = &bp.params;
-    for v in [
-        pr.sea_level_raw,
-        pr.metres_per_raw,
-        pr.metres_per_pixel,
-        pr.crater_x,
-        pr.crater_y,
-        pr.crater_radius,
-    ] {
+    for v in [pr.sea_level_raw, pr.metres_per_raw, pr.metres_per_pixel, pr.crater_x, pr.crater_y, pr.crater_radius] {
         p.write_f32::<LE>(v).unwrap();
     }
     section(&mut out, tags::PRMS, &p);
@@ -225,10 +172,7 @@ pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
 
 /// The temporary file a write goes through: same folder (so the rename is atomic), hidden name.
 pub fn temp_path_for(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
@@ -237,21 +181,25 @@ pub fn temp_path_for(path: &Path) -> PathBuf {
 /// new one, never a half-written blueprint.
 pub fn write_file_atomic(path: &Path, bp: &Blueprint) -> Result<(), BlueprintError> {
     let bytes = to_bytes(bp)?;
-    write_bytes_atomic(path, &bytes).map_err(|e| {
-        BlueprintError::new(
-            ErrorKind::Io(format!("cannot write {}: {e}", path.display())),
-            None,
-            0,
-        )
-    })
+    write_bytes_atomic(path, &bytes)
+        .map_err(|e| BlueprintError::new(ErrorKind::Io(format!("cannot write {}: {e}", path.display())), None, 0))
 }
 
 /// The atomic replace on its own, for any bytes.
 pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = temp_path_for(path);
+    // Test knob: `ISLA_SLOW_WRITE_MS` sleeps between 1 MiB chunks, simulating a slow disk so a
+    // test can kill a writer mid-write and check that the old file survives.
+    let pause = std::env::var("ISLA_SLOW_WRITE_MS").ok().and_then(|v| v.parse::<u64>().ok());
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        for chunk in bytes.chunks(1 << 20) {
+            f.write_all(chunk)?;
+            if let Some(ms) = pause {
+                f.flush()?;
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+            }
+        }
         f.flush()?;
         f.sync_all()?;
         drop(f);

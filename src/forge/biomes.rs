@@ -11,13 +11,7 @@ const HIGHLAND_M: f32 = 110.0;
 const MOUNTAIN_M: f32 = 220.0;
 const SNOW_M: f32 = 330.0;
 
-pub fn assign(
-    d: &ForgeDials,
-    heights: &[f32],
-    body_ids: &[u16],
-    sea_raw: f32,
-    mpr: f32,
-) -> Vec<u8> {
+pub fn assign(d: &ForgeDials, heights: &[f32], body_ids: &[u16], sea_raw: f32, mpr: f32) -> Vec<u8> {
     let n = d.size as usize;
     let moist = Perlin::new(d.seed.wrapping_add(104_729) as u32);
     let mut out = vec![0u8; n * n];

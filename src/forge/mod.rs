@@ -32,12 +32,7 @@ pub struct ForgeDials {
 
 impl ForgeDials {
     pub fn new(seed: i32, size: u32) -> Self {
-        Self {
-            seed,
-            size,
-            metres_per_pixel: 4.0,
-            shape: ShapeDials::default(),
-        }
+        Self { seed, size, metres_per_pixel: 4.0, shape: ShapeDials::default() }
     }
 }
 
@@ -50,10 +45,7 @@ pub struct StageReport {
 }
 
 /// Generate an island. `progress` receives one report per finished stage.
-pub fn forge(
-    dials: &ForgeDials,
-    mut progress: impl FnMut(&StageReport),
-) -> anyhow::Result<Blueprint> {
+pub fn forge(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) -> anyhow::Result<Blueprint> {
     anyhow::ensure!(
         (crate::blueprint::MIN_MAP_SIZE..=crate::blueprint::MAX_MAP_SIZE).contains(&dials.size),
         "map size {} is outside 32..=16384",
@@ -64,11 +56,7 @@ pub fn forge(
         "metres per pixel must be positive"
     );
     let mut stage = |name: &'static str, t: Instant, detail: String| {
-        progress(&StageReport {
-            stage: name,
-            millis: t.elapsed().as_secs_f64() * 1e3,
-            detail,
-        })
+        progress(&StageReport { stage: name, millis: t.elapsed().as_secs_f64() * 1e3, detail })
     };
 
     let t = Instant::now();
@@ -100,18 +88,8 @@ pub fn forge(
     );
 
     let t = Instant::now();
-    let biomes = biomes::assign(
-        dials,
-        &heights_raw,
-        &class.body_ids,
-        SEA_LEVEL_RAW,
-        METRES_PER_RAW,
-    );
-    stage(
-        "biomes",
-        t,
-        "10 biomes by height, moisture and latitude".to_string(),
-    );
+    let biomes = biomes::assign(dials, &heights_raw, &class.body_ids, SEA_LEVEL_RAW, METRES_PER_RAW);
+    stage("biomes", t, "10 biomes by height, moisture and latitude".to_string());
 
     Ok(Blueprint {
         map_size: dials.size,

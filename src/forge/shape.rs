@@ -18,12 +18,7 @@ pub struct ShapeDials {
 
 impl Default for ShapeDials {
     fn default() -> Self {
-        Self {
-            axis_ratio: 0.8,
-            ellipse_blend: 0.5,
-            spine_m: 170.0,
-            relief_m: 90.0,
-        }
+        Self { axis_ratio: 0.8, ellipse_blend: 0.5, spine_m: 170.0, relief_m: 90.0 }
     }
 }
 
@@ -41,10 +36,7 @@ fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
 pub fn heights(d: &ForgeDials, sea_raw: f32, metres_per_raw: f32) -> Vec<f32> {
     let n = d.size as usize;
     let s = &d.shape;
-    let fbm: Fbm<Perlin> = Fbm::new(d.seed as u32)
-        .set_octaves(6)
-        .set_frequency(1.0)
-        .set_persistence(0.5);
+    let fbm: Fbm<Perlin> = Fbm::new(d.seed as u32).set_octaves(6).set_frequency(1.0).set_persistence(0.5);
     let warp = Perlin::new(d.seed.wrapping_add(7919) as u32);
     let mut out = vec![0f32; n * n];
     out.par_chunks_mut(n).enumerate().for_each(|(x, row)| {
@@ -64,8 +56,7 @@ pub fn heights(d: &ForgeDials, sea_raw: f32, metres_per_raw: f32) -> Vec<f32> {
             let across = (u * 0.6 - v * 0.8) + wobble;
             let spine = (1.0 - smooth_abs(across, 0.08) * 2.2).max(0.0);
 
-            let above_m =
-                land * (40.0 + s.relief_m * topo + s.spine_m * spine * land) - (1.0 - land) * 60.0;
+            let above_m = land * (40.0 + s.relief_m * topo + s.spine_m * spine * land) - (1.0 - land) * 60.0;
             let raw = sea_raw + above_m / metres_per_raw;
             *h = raw.max(0.0);
         }

@@ -26,10 +26,7 @@ pub struct Classification {
 
 impl Classification {
     pub fn level_of(&self, id: u16) -> Option<f32> {
-        self.bodies
-            .iter()
-            .find(|b| b.id == id)
-            .map(|b| b.surface_level_raw)
+        self.bodies.iter().find(|b| b.id == id).map(|b| b.surface_level_raw)
     }
     pub fn max_depth_m(&self, heights: &[f32], mpr: f32) -> f32 {
         let levels = self.level_table();
@@ -54,19 +51,9 @@ impl Classification {
         let surface = self
             .body_ids
             .iter()
-            .map(|&id| {
-                if id == 0 {
-                    water_level::NO_WATER
-                } else {
-                    water_level::encode(levels[id as usize])
-                }
-            })
+            .map(|&id| if id == 0 { water_level::NO_WATER } else { water_level::encode(levels[id as usize]) })
             .collect();
-        Water {
-            body_ids: self.body_ids.clone(),
-            bodies: Some(self.bodies.clone()),
-            surface: Some(surface),
-        }
+        Water { body_ids: self.body_ids.clone(), bodies: Some(self.bodies.clone()), surface: Some(surface) }
     }
 }
 
@@ -165,14 +152,8 @@ pub fn classify_water(size: u32, heights: &[f32], sea: f32, mpr: f32) -> Classif
             }
         }
         let level = members.iter().map(|&i| spill[i]).fold(f32::MIN, f32::max);
-        let depth_m = members
-            .iter()
-            .map(|&i| (level - heights[i]) * mpr)
-            .fold(0.0, f32::max);
-        if members.len() < MIN_LAKE_PIXELS as usize
-            || depth_m < MIN_LAKE_DEPTH_M
-            || next_id == u16::MAX
-        {
+        let depth_m = members.iter().map(|&i| (level - heights[i]) * mpr).fold(0.0, f32::max);
+        if members.len() < MIN_LAKE_PIXELS as usize || depth_m < MIN_LAKE_DEPTH_M || next_id == u16::MAX {
             continue;
         }
         members.sort_unstable();
@@ -182,11 +163,7 @@ pub fn classify_water(size: u32, heights: &[f32], sea: f32, mpr: f32) -> Classif
         bodies.push(body(next_id, WaterType::Lake, level, &members, n));
         next_id += 1;
     }
-    Classification {
-        n: size,
-        body_ids: ids,
-        bodies,
-    }
+    Classification { n: size, body_ids: ids, bodies }
 }
 
 fn body(id: u16, kind: WaterType, level: f32, pixels: &[usize], n: usize) -> WaterBody {
@@ -199,11 +176,7 @@ fn body(id: u16, kind: WaterType, level: f32, pixels: &[usize], n: usize) -> Wat
     WaterBody {
         id,
         kind,
-        salinity: if kind == WaterType::Ocean {
-            Salinity::Salt
-        } else {
-            Salinity::Fresh
-        },
+        salinity: if kind == WaterType::Ocean { Salinity::Salt } else { Salinity::Fresh },
         surface_level_raw: level,
         pixel_count: pixels.len() as i32,
         centroid_x: (sx / c) as f32,

@@ -55,9 +55,7 @@ impl Default for Mesher {
 
 impl Mesher {
     pub fn new() -> Self {
-        Self {
-            edge_vertex: vec![NO_VERTEX; 3 * P * P * P],
-        }
+        Self { edge_vertex: vec![NO_VERTEX; 3 * P * P * P] }
     }
 
     /// Mesh every section of a chunk into `out` (cleared first).
@@ -69,12 +67,7 @@ impl Mesher {
     }
 
     /// Mesh one section, appending to `out`.
-    pub fn mesh_section(
-        &mut self,
-        chunk: &ChunkData,
-        section: &SectionData,
-        out: &mut TerrainMesh,
-    ) {
+    pub fn mesh_section(&mut self, chunk: &ChunkData, section: &SectionData, out: &mut TerrainMesh) {
         let table = case_table();
         self.edge_vertex.fill(NO_VERTEX);
         let d = &section.density;
@@ -135,11 +128,7 @@ fn push_vertex(
     let gy = (base_y as usize + ly) as f32;
     let mut p = [gx, gy, gz];
     p[axis] += t;
-    out.positions.push([
-        p[0] * chunk.column_m,
-        p[1] * chunk.voxel_m,
-        p[2] * chunk.column_m,
-    ]);
+    out.positions.push([p[0] * chunk.column_m, p[1] * chunk.voxel_m, p[2] * chunk.column_m]);
 
     // Normal from the density gradient: d = (y − s(x, z)) / k, so ∇d ∝ (−∂s/∂x, 1, −∂s/∂z).
     let ca = ChunkData::column_index(lx, lz);
@@ -151,10 +140,6 @@ fn push_vertex(
     out.normals.push([-gxs * inv, inv, -gzs * inv]);
 
     // Colour: the solid endpoint's material (the one just below the surface).
-    let m = if da < 0.0 {
-        section.material[ia]
-    } else {
-        section.material[ib]
-    };
+    let m = if da < 0.0 { section.material[ia] } else { section.material[ib] };
     out.colors.push(material_colour(m));
 }

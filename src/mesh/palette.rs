@@ -4,11 +4,7 @@ use crate::world::Material;
 
 /// sRGB display colour → linear, as vertex colours must be.
 pub fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
 }
 
 pub fn srgb(r: f32, g: f32, b: f32) -> [f32; 4] {

@@ -30,11 +30,7 @@ pub const EDGES: [(u8, u8); 12] = [
 /// Corner offset `(x, y, z)` in cells.
 #[inline]
 pub const fn corner_offset(c: u8) -> [usize; 3] {
-    [
-        (c & 1) as usize,
-        ((c >> 1) & 1) as usize,
-        ((c >> 2) & 1) as usize,
-    ]
+    [(c & 1) as usize, ((c >> 1) & 1) as usize, ((c >> 2) & 1) as usize]
 }
 
 /// Axis of an edge: 0 X, 1 Y, 2 Z.
@@ -52,17 +48,13 @@ pub struct CaseTable {
 impl CaseTable {
     #[inline]
     pub fn case(&self, case: u8) -> &[[u8; 3]] {
-        &self.triangles
-            [self.offsets[case as usize] as usize..self.offsets[case as usize + 1] as usize]
+        &self.triangles[self.offsets[case as usize] as usize..self.offsets[case as usize + 1] as usize]
     }
 }
 
 fn edge_between(a: u8, b: u8) -> usize {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    EDGES
-        .iter()
-        .position(|&e| e == (lo, hi))
-        .expect("adjacent corners")
+    EDGES.iter().position(|&e| e == (lo, hi)).expect("adjacent corners")
 }
 
 /// The six faces, corners counter-clockwise about the outward normal.
@@ -74,11 +66,7 @@ fn faces() -> Vec<[u8; 4]> {
             let corner = |cu: u8, cw: u8| (side << axis) | (cu << u) | (cw << w);
             let ring = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
             // (u, w, axis) is right-handed, so this ring is CCW about +axis; reverse for −axis.
-            out.push(if side == 1 {
-                ring
-            } else {
-                [ring[0], ring[3], ring[2], ring[1]]
-            });
+            out.push(if side == 1 { ring } else { [ring[0], ring[3], ring[2], ring[1]] });
         }
     }
     out

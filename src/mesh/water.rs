@@ -87,8 +87,7 @@ pub fn mesh_water(chunk: &ChunkData, out: &mut WaterMesh) {
                 out.colors.push(colour);
             }
             // (x,z) → (x,z+1) → (x+1,z+1) is counter-clockwise seen from above.
-            out.indices
-                .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+            out.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
         }
     }
 }

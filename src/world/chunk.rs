@@ -65,14 +65,8 @@ impl ChunkData {
     /// Bytes held by this chunk's grids (for the stats panel).
     pub fn resident_bytes(&self) -> usize {
         let cols = self.surface_y_m.len() * 4 + self.gradient.len() * 8;
-        let secs: usize = self
-            .sections
-            .iter()
-            .map(|s| s.density.len() * 4 + s.material.len())
-            .sum();
-        let water = self.water.as_ref().map_or(0, |w| {
-            w.columns.len() * std::mem::size_of::<Option<WaterColumn>>()
-        });
+        let secs: usize = self.sections.iter().map(|s| s.density.len() * 4 + s.material.len()).sum();
+        let water = self.water.as_ref().map_or(0, |w| w.columns.len() * std::mem::size_of::<Option<WaterColumn>>());
         cols + secs + water + std::mem::size_of::<Self>()
     }
 }
@@ -98,16 +92,12 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
     }
 
     // Sections that overlap [min surface, max surface] are the only ones a sign change can reach.
-    let (lo, hi) = surface
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(a, b), &s| (a.min(s), b.max(s)));
+    let (lo, hi) = surface.iter().fold((f32::MAX, f32::MIN), |(a, b), &s| (a.min(s), b.max(s)));
     let section_m = layout.section_height_m();
     // One voxel of slack below: a surface exactly on a section's bottom plane still meshes.
     let first = (((lo - layout.voxel_m) / section_m).floor().max(0.0)) as u32;
     let last = ((hi / section_m).floor() as u32).min(layout.sections - 1);
-    let sections = (first..=last)
-        .map(|k| build_section(k, &surface, &gradient, &biome, layout.voxel_m))
-        .collect();
+    let sections = (first..=last).map(|k| build_section(k, &surface, &gradient, &biome, layout.voxel_m)).collect();
 
     let water = build_water(src, origin);
     ChunkData {
@@ -122,13 +112,7 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
     }
 }
 
-fn build_section(
-    index: u32,
-    surface: &[f32],
-    gradient: &[[f32; 2]],
-    biome: &[Biome],
-    voxel_m: f32,
-) -> SectionData {
+fn build_section(index: u32, surface: &[f32], gradient: &[[f32; 2]], biome: &[Biome], voxel_m: f32) -> SectionData {
     let mut density = vec![0f32; PADDED * PADDED * PADDED];
     let mut material = vec![0u8; PADDED * PADDED * PADDED];
     let base = index * SECTION_VOXELS;
@@ -145,11 +129,7 @@ fn build_section(
             material[row + cy] = material_at(biome[col], s - y, slope) as u8;
         }
     }
-    SectionData {
-        index,
-        density,
-        material,
-    }
+    SectionData { index, density, material }
 }
 
 fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
@@ -176,10 +156,7 @@ fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
                 wet += 1;
                 seam += c.seam as u32;
                 max_depth = max_depth.max(c.true_depth_m);
-                range = [
-                    range[0].min(c.water_surface_y_m),
-                    range[1].max(c.water_surface_y_m),
-                ];
+                range = [range[0].min(c.water_surface_y_m), range[1].max(c.water_surface_y_m)];
             }
         }
     }

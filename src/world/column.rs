@@ -23,11 +23,7 @@ pub fn column_gradient(bp: &Blueprint, px: i64, py: i64) -> [f32; 2] {
     let n = bp.map_size as i64;
     let step = bp.params.metres_per_pixel;
     let diff = |a: f32, b: f32, span: i64| {
-        if span == 0 {
-            0.0
-        } else {
-            (b - a) / (span as f32 * step)
-        }
+        if span == 0 { 0.0 } else { (b - a) / (span as f32 * step) }
     };
     let (x0, x1) = ((px - 1).max(0), (px + 1).min(n - 1));
     let (y0, y1) = ((py - 1).max(0), (py + 1).min(n - 1));

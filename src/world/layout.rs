@@ -32,10 +32,7 @@ impl ChunkCoord {
     }
     /// Blueprint pixel of the chunk's first column.
     pub fn origin_px(self) -> (i64, i64) {
-        (
-            self.x as i64 * CHUNK_COLUMNS as i64,
-            self.z as i64 * CHUNK_COLUMNS as i64,
-        )
+        (self.x as i64 * CHUNK_COLUMNS as i64, self.z as i64 * CHUNK_COLUMNS as i64)
     }
 }
 
@@ -63,13 +60,7 @@ impl WorldLayout {
         let sections = ((needed / section_m).ceil() as u32).max(1);
         // Cells span column i..i+1, so the last chunk must reach column N-1.
         let chunks_per_side = (bp.map_size - 1).div_ceil(CHUNK_COLUMNS);
-        Self {
-            map_size: bp.map_size,
-            column_m,
-            voxel_m,
-            sections,
-            chunks_per_side,
-        }
+        Self { map_size: bp.map_size, column_m, voxel_m, sections, chunks_per_side }
     }
     pub fn section_height_m(&self) -> f32 {
         self.voxel_m * SECTION_VOXELS as f32

@@ -51,9 +51,7 @@ pub fn material_at(biome: Biome, depth_m: f32, slope: f32) -> Material {
     if slope > ROCK_SLOPE && top != Material::Seabed {
         return Material::Rock;
     }
-    if depth_m > TOPSOIL_DEPTH_M
-        && !matches!(top, Material::Sand | Material::Seabed | Material::Rock)
-    {
+    if depth_m > TOPSOIL_DEPTH_M && !matches!(top, Material::Sand | Material::Seabed | Material::Rock) {
         return Material::Dirt;
     }
     top

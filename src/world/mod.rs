@@ -10,14 +10,14 @@ mod chunk;
 mod column;
 mod layout;
 mod material;
+mod streaming;
 mod water;
 
 pub use chunk::{ChunkData, ChunkWater, SectionData, build_chunk};
 pub use column::{column_gradient, surface_y_m};
-pub use layout::{
-    CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout,
-};
+pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
 pub use material::{Material, material_at};
+pub use streaming::{UNLOAD_FACTOR, chunk_distance_m, chunks_within, should_unload};
 pub use water::{WaterColumn, WaterSource, water_column};
 
 /// Everything a chunk build needs, shared read-only between build threads.
@@ -31,10 +31,6 @@ impl WorldSource {
     pub fn new(blueprint: std::sync::Arc<crate::blueprint::Blueprint>) -> Self {
         let layout = WorldLayout::for_blueprint(&blueprint);
         let water = WaterSource::new(&blueprint);
-        Self {
-            blueprint,
-            layout,
-            water,
-        }
+        Self { blueprint, layout, water }
     }
 }

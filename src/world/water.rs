@@ -42,27 +42,15 @@ impl WaterSource {
                 body_levels[b.id as usize] = b.surface_level_raw;
             }
         }
-        Self {
-            ocean_level_raw: w.ocean().map(|b| b.surface_level_raw),
-            body_levels,
-        }
+        Self { ocean_level_raw: w.ocean().map(|b| b.surface_level_raw), body_levels }
     }
     fn body_level(&self, id: u16) -> Option<f32> {
-        self.body_levels
-            .get(id as usize)
-            .copied()
-            .filter(|v| v.is_finite())
+        self.body_levels.get(id as usize).copied().filter(|v| v.is_finite())
     }
 }
 
 /// The water of the column at pixel `(x, y)` (inside the map), or `None` when it is dry.
-pub fn water_column(
-    bp: &Blueprint,
-    src: &WaterSource,
-    x: u32,
-    y: u32,
-    top_m: f32,
-) -> Option<WaterColumn> {
+pub fn water_column(bp: &Blueprint, src: &WaterSource, x: u32, y: u32, top_m: f32) -> Option<WaterColumn> {
     let w = bp.water.as_ref()?;
     let i = bp.index(x, y);
     let id = w.body_ids[i];
@@ -79,13 +67,7 @@ pub fn water_column(
         (ocean, true)
     };
     let mpr = bp.params.metres_per_raw;
-    let water_surface_y_m =
-        (level_raw * mpr).clamp(FLOOR_Y_M, (top_m - WATER_TOP_MARGIN_M).max(FLOOR_Y_M));
+    let water_surface_y_m = (level_raw * mpr).clamp(FLOOR_Y_M, (top_m - WATER_TOP_MARGIN_M).max(FLOOR_Y_M));
     let true_depth_m = ((level_raw - height_raw) * mpr).max(0.0);
-    Some(WaterColumn {
-        level_raw,
-        water_surface_y_m,
-        true_depth_m,
-        seam,
-    })
+    Some(WaterColumn { level_raw, water_surface_y_m, true_depth_m, seam })
 }

@@ -1,0 +1,190 @@
+//! End-to-end through the `isla` binary, as a user runs it: headless rendering on the software
+//! Vulkan driver, clean refusals of bad input, and writes that survive being killed.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn isla() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_isla"))
+}
+
+fn repo(p: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn out_dir() -> PathBuf {
+    let d = repo("target/test-output");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn luma(p: &image::Rgb<u8>) -> f32 {
+    0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
+}
+
+#[test]
+fn headless_shot_shows_sky_above_lit_terrain() {
+    let out = out_dir().join("skeleton-overview.png");
+    let _ = std::fs::remove_file(&out);
+    let status = isla()
+        .args(["shot", "blueprints/default.dat", "--width", "320", "--height", "180", "--out"])
+        .arg(&out)
+        .current_dir(repo(""))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .status()
+        .unwrap();
+    assert!(status.success(), "isla shot failed: {status}");
+    let img = image::open(&out).unwrap().to_rgb8();
+    assert_eq!(img.dimensions(), (320, 180));
+
+    // Top rows: sky — bluish (blue channel dominant), bright, and nearly uniform across.
+    for x in (0..320).step_by(16) {
+        let p = img.get_pixel(x, 2);
+        assert!(p[2] > p[0] && p[2] >= p[1] && luma(p) > 90.0, "top row pixel at x={x} is not sky: {p:?}");
+    }
+    // Lower half: lit terrain and water, i.e. many non-sky pixels with varied brightness.
+    let sky = *img.get_pixel(160, 2);
+    let lower: Vec<_> =
+        (90..180).flat_map(|y| (0..320).map(move |x| (x, y))).map(|(x, y)| *img.get_pixel(x, y)).collect();
+    let non_sky =
+        lower.iter().filter(|p| (0..3).map(|c| (p[c] as i32 - sky[c] as i32).abs()).sum::<i32>() > 40).count();
+    assert!(non_sky * 100 > lower.len() * 60, "only {non_sky} of {} lower pixels differ from the sky", lower.len());
+    let l: Vec<f32> = lower.iter().map(luma).collect();
+    let mean = l.iter().sum::<f32>() / l.len() as f32;
+    let sd = (l.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / l.len() as f32).sqrt();
+    assert!(sd > 8.0, "terrain brightness barely varies (sd {sd:.1}): unlit or flat");
+    assert!(mean > 25.0, "terrain is too dark (mean luma {mean:.1}): is the sun lighting it?");
+}
+
+#[test]
+fn missing_blueprint_is_one_clear_error_and_exit_code_2() {
+    let out = isla().args(["shot", "no/such/island.dat", "--out", "/tmp/never.png"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no/such/island.dat"), "{err}");
+    let fly = isla().args(["fly", "no/such/island.dat"]).output().unwrap();
+    assert_eq!(fly.status.code(), Some(2), "fly refuses before any window opens");
+}
+
+#[test]
+fn malformed_blueprint_names_the_section() {
+    let path = out_dir().join("truncated.dat");
+    let bytes = std::fs::read(repo("blueprints/default.dat")).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let out = isla().arg("info").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("runs past the end of the file") && err.contains("at byte"), "{err}");
+}
+
+#[test]
+fn window_opens_under_xvfb_when_available() {
+    if Command::new("xvfb-run").arg("--help").output().is_err() {
+        eprintln!("xvfb-run not installed: the windowed smoke test is covered by .ci/run, which installs it");
+        return;
+    }
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_isla"))
+        .args(["fly", "--frames", "20"])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "fly under xvfb failed: {err}");
+    assert!(err.contains("exiting after 20 frames"), "{err}");
+}
+
+#[test]
+fn killing_a_writer_mid_write_leaves_the_old_blueprint_intact() {
+    let dir = out_dir().join(format!("kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("island.dat");
+    let ok = isla().args(["forge", "--seed", "3", "--size", "64", "--out"]).arg(&target).output().unwrap();
+    assert!(ok.status.success());
+    let old = std::fs::read(&target).unwrap();
+
+    // A 1024² island is about 9 MiB: nine slow chunks, so the kill lands mid-write.
+    let mut child = isla()
+        .args(["forge", "--seed", "4", "--size", "1024", "--out"])
+        .arg(&target)
+        .env("ISLA_SLOW_WRITE_MS", "300")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let temp_seen = loop {
+        let temp = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .find(|e| e.file_name().to_string_lossy().ends_with(".tmp"));
+        if let Some(t) = temp
+            && t.metadata().map(|m| m.len() > 0).unwrap_or(false)
+        {
+            break true;
+        }
+        if started.elapsed().as_secs() > 60 {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(temp_seen, "the writer never started writing its temporary file");
+    assert_eq!(std::fs::read(&target).unwrap(), old, "the old blueprint is byte-for-byte intact");
+    isla::blueprint::read_file(&target).expect("and still valid");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn info_json_has_the_documented_fields() {
+    let out = isla().args(["info", "blueprints/default.dat", "--json"]).current_dir(repo("")).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format_version"], 2);
+    assert!(v["map_size"].as_u64().unwrap() >= 32);
+    assert!(v["seed"].is_i64());
+    let sections = v["sections"].as_array().unwrap();
+    assert_eq!(sections[0]["tag"], "PRMS");
+    assert_eq!(sections[0]["offset"], 9);
+    assert_eq!(sections[0]["length"], 26);
+    let bodies = v["water_bodies"].as_array().unwrap();
+    assert_eq!(bodies[0]["id"], 1);
+    assert_eq!(bodies[0]["type"], "Ocean");
+    for key in ["salinity", "surface_level_raw", "pixel_count", "centroid_x", "centroid_y"] {
+        assert!(!bodies[0][key].is_null(), "{key}");
+    }
+    for key in ["land_fraction", "height_min_m", "height_max_m", "wet_pixels", "seam_candidates"] {
+        assert!(v["stats"][key].is_number(), "stats.{key}");
+    }
+    assert!(v["warnings"].is_array());
+}
+
+#[test]
+fn chunk_json_lists_every_column_of_the_chunk() {
+    let out = isla()
+        .args(["chunk", "blueprints/default.dat", "--at", "5,40", "--json"])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cols = v.as_array().unwrap();
+    assert_eq!(cols.len(), 32 * 32);
+    assert_eq!((cols[0]["x"].as_i64(), cols[0]["y"].as_i64()), (Some(0), Some(32)));
+    // The map corner is open ocean: wet, with a level and a true depth.
+    let c = &cols[0];
+    assert_eq!(c["wet"], true);
+    assert!(
+        c["level_raw"].is_number() && c["water_surface_y_m"].is_number() && c["true_depth_m"].as_f64().unwrap() > 0.0
+    );
+    assert_eq!(c["seam"], false);
+    for key in ["x", "y", "surface_y_m", "wet", "level_raw", "water_surface_y_m", "true_depth_m", "seam"] {
+        assert!(c.get(key).is_some(), "{key}");
+    }
+    let bad =
+        isla().args(["chunk", "blueprints/default.dat", "--at", "99999,0"]).current_dir(repo("")).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
