@@ -320,6 +320,7 @@ fn chunk_with_density(f: impl Fn(f32, f32, f32) -> f32) -> ChunkData {
         voxel_m: 1.0,
         surface_y_m: vec![0.0; PADDED * PADDED],
         gradient: vec![[0.0; 2]; PADDED * PADDED],
+        biome: vec![3; PADDED * PADDED],
         sections: vec![SectionData { index: 0, material: vec![2; density.len()], density }],
         water: None,
     }

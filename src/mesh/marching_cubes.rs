@@ -7,7 +7,7 @@
 //! vertices. Vertices are shared inside a chunk section through a per-edge cache; the cache and
 //! the output buffers are reused between calls (no allocation per voxel).
 
-use super::palette::material_colour;
+use super::palette::{lerp4, surface_colour};
 use super::tables::{EDGES, case_table, corner_offset, edge_axis};
 use crate::world::{ChunkData, PADDED, SECTION_VOXELS, SectionData};
 
@@ -40,11 +40,13 @@ impl TerrainMesh {
 }
 
 const P: usize = PADDED;
-const NO_VERTEX: u32 = u32::MAX;
 
-/// A reusable mesher: holds the edge → vertex cache.
+/// A reusable mesher: holds the edge → vertex cache. Entries carry the generation of the section
+/// that wrote them, so starting a section costs nothing (no clearing of the cache).
 pub struct Mesher {
-    edge_vertex: Vec<u32>,
+    /// `(generation, vertex)` per edge, keyed by axis and lower sample.
+    edge_vertex: Vec<(u32, u32)>,
+    generation: u32,
 }
 
 impl Default for Mesher {
@@ -55,7 +57,7 @@ impl Default for Mesher {
 
 impl Mesher {
     pub fn new() -> Self {
-        Self { edge_vertex: vec![NO_VERTEX; 3 * P * P * P] }
+        Self { edge_vertex: vec![(0, 0); 3 * P * P * P], generation: 0 }
     }
 
     /// Mesh every section of a chunk into `out` (cleared first).
@@ -67,22 +69,38 @@ impl Mesher {
     }
 
     /// Mesh one section, appending to `out`.
+    ///
+    /// Cells are visited as columns of four sample columns (`x, z` outer, `y` inner). The four
+    /// signs of one sample row make half a cube case, so each row's signs are read once and
+    /// shared by the cell below and the cell above it.
     pub fn mesh_section(&mut self, chunk: &ChunkData, section: &SectionData, out: &mut TerrainMesh) {
         let table = case_table();
-        self.edge_vertex.fill(NO_VERTEX);
-        let d = &section.density;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.edge_vertex.fill((0, 0));
+            self.generation = 1;
+        }
+        let generation = self.generation;
+        let d = &section.density[..P * P * P];
         let base_y = section.index * SECTION_VOXELS;
-        let idx = |x: usize, y: usize, z: usize| (x * P + z) * P + y;
         for x in 0..P - 1 {
             for z in 0..P - 1 {
+                let c00 = (x * P + z) * P;
+                let c10 = ((x + 1) * P + z) * P;
+                let c01 = (x * P + z + 1) * P;
+                let c11 = ((x + 1) * P + z + 1) * P;
+                // Corner bits of one row: (x0,z0) → 0, (x1,z0) → 1, (x0,z1) → 4, (x1,z1) → 5.
+                let row = |y: usize| -> u8 {
+                    ((d[c00 + y] < 0.0) as u8)
+                        | ((d[c10 + y] < 0.0) as u8) << 1
+                        | ((d[c01 + y] < 0.0) as u8) << 4
+                        | ((d[c11 + y] < 0.0) as u8) << 5
+                };
+                let mut below = row(0);
                 for y in 0..P - 1 {
-                    let mut case = 0u8;
-                    for c in 0..8u8 {
-                        let [ox, oy, oz] = corner_offset(c);
-                        if d[idx(x + ox, y + oy, z + oz)] < 0.0 {
-                            case |= 1 << c;
-                        }
-                    }
+                    let above = row(y + 1);
+                    let case = below | above << 2;
+                    below = above;
                     if case == 0 || case == 255 {
                         continue;
                     }
@@ -92,13 +110,16 @@ impl Mesher {
                             let [ox, oy, oz] = corner_offset(a);
                             let (lx, ly, lz) = (x + ox, y + oy, z + oz);
                             let axis = edge_axis(e as usize);
-                            let key = axis * P * P * P + idx(lx, ly, lz);
-                            let mut v = self.edge_vertex[key];
-                            if v == NO_VERTEX {
-                                v = out.positions.len() as u32;
+                            let key = axis * P * P * P + (lx * P + lz) * P + ly;
+                            let slot = self.edge_vertex[key];
+                            let v = if slot.0 == generation {
+                                slot.1
+                            } else {
+                                let v = out.positions.len() as u32;
                                 push_vertex(chunk, section, base_y, [lx, ly, lz], axis, out);
-                                self.edge_vertex[key] = v;
-                            }
+                                self.edge_vertex[key] = (generation, v);
+                                v
+                            };
                             out.indices.push(v);
                         }
                     }
@@ -139,7 +160,10 @@ fn push_vertex(
     let inv = 1.0 / (gxs * gxs + 1.0 + gzs * gzs).sqrt();
     out.normals.push([-gxs * inv, inv, -gzs * inv]);
 
-    // Colour: the solid endpoint's material (the one just below the surface).
-    let m = if da < 0.0 { section.material[ia] } else { section.material[ib] };
-    out.colors.push(material_colour(m));
+    // Colour: the float palette at both columns (biome and slope), blended along the edge, so
+    // biome borders and the rock band fade instead of stepping.
+    let slope = |g: [f32; 2]| (g[0] * g[0] + g[1] * g[1]).sqrt();
+    let colour_a = surface_colour(chunk.biome[ca], slope(g0));
+    let colour = if ca == cb { colour_a } else { lerp4(colour_a, surface_colour(chunk.biome[cb], slope(g1)), t) };
+    out.colors.push(colour);
 }

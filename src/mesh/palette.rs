@@ -29,3 +29,34 @@ pub fn material_colour(m: u8) -> [f32; 4] {
         _ => [1.0, 0.0, 1.0, 1.0],
     }
 }
+
+/// Half-width of the slope band over which a surface blends into bare rock.
+pub const ROCK_BLEND_HALF_WIDTH: f32 = 0.2;
+
+fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// The two materials a surface point shows and the blend between them (0 = all `a`): the float
+/// counterpart of [`crate::world::material_at`] at the surface, with a band around the rock
+/// threshold instead of a step.
+pub fn surface_blend(biome: u8, slope: f32) -> (u8, u8, f32) {
+    use crate::world::{Material, ROCK_SLOPE, top_material};
+    let top = top_material(crate::blueprint::Biome::from_ordinal(biome).unwrap_or(crate::blueprint::Biome::Ocean));
+    if top == Material::Seabed || top == Material::Rock {
+        return (top as u8, top as u8, 0.0);
+    }
+    let t = smoothstep(ROCK_SLOPE - ROCK_BLEND_HALF_WIDTH, ROCK_SLOPE + ROCK_BLEND_HALF_WIDTH, slope);
+    (top as u8, Material::Rock as u8, t)
+}
+
+/// Linear RGBA of a surface point of a column with this biome and slope.
+pub fn surface_colour(biome: u8, slope: f32) -> [f32; 4] {
+    let (a, b, t) = surface_blend(biome, slope);
+    lerp4(material_colour(a), material_colour(b), t)
+}
+
+pub fn lerp4(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
+    [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, a[3] + (b[3] - a[3]) * t]
+}

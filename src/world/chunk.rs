@@ -48,6 +48,8 @@ pub struct ChunkData {
     pub surface_y_m: Vec<f32>,
     /// `PADDED²` surface slope `[dY/dX, dY/dZ]`: the density gradient, used for normals.
     pub gradient: Vec<[f32; 2]>,
+    /// `PADDED²` biome ordinals, for the rendered colour's blend.
+    pub biome: Vec<u8>,
     /// Sections that meet the surface, bottom to top.
     pub sections: Vec<SectionData>,
     /// `None` when no column is wet: such a chunk has no water data at all.
@@ -64,7 +66,7 @@ impl ChunkData {
     }
     /// Bytes held by this chunk's grids (for the stats panel).
     pub fn resident_bytes(&self) -> usize {
-        let cols = self.surface_y_m.len() * 4 + self.gradient.len() * 8;
+        let cols = self.surface_y_m.len() * 4 + self.gradient.len() * 8 + self.biome.len();
         let secs: usize = self.sections.iter().map(|s| s.density.len() * 4 + s.material.len()).sum();
         let water = self.water.as_ref().map_or(0, |w| w.columns.len() * std::mem::size_of::<Option<WaterColumn>>());
         cols + secs + water + std::mem::size_of::<Self>()
@@ -107,6 +109,7 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
         voxel_m: layout.voxel_m,
         surface_y_m: surface,
         gradient,
+        biome: biome.iter().map(|&b| b as u8).collect(),
         sections,
         water,
     }

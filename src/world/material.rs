@@ -29,15 +29,9 @@ pub const ROCK_SLOPE: f32 = 0.85;
 pub const TOPSOIL_DEPTH_M: f32 = 1.5;
 pub const DIRT_DEPTH_M: f32 = 6.0;
 
-/// Material of the voxel `depth_m` below the surface of a column (negative depth is air).
-pub fn material_at(biome: Biome, depth_m: f32, slope: f32) -> Material {
-    if depth_m < 0.0 {
-        return Material::Air;
-    }
-    if depth_m > DIRT_DEPTH_M {
-        return Material::Rock;
-    }
-    let top = match biome {
+/// The surface material a biome shows on gentle slopes.
+pub fn top_material(biome: Biome) -> Material {
+    match biome {
         Biome::Ocean | Biome::Lake => Material::Seabed,
         Biome::Beach => Material::Sand,
         Biome::Grassland => Material::Grass,
@@ -47,7 +41,20 @@ pub fn material_at(biome: Biome, depth_m: f32, slope: f32) -> Material {
         Biome::Mountain => Material::Rock,
         Biome::Snow => Material::Snow,
         Biome::Wasteland => Material::Ash,
-    };
+    }
+}
+
+/// Material of the voxel `depth_m` below the surface of a column (negative depth is air): the
+/// integer classification that is stored. The rendered colour uses the float version in the
+/// mesher's palette, which blends across a band around the same thresholds.
+pub fn material_at(biome: Biome, depth_m: f32, slope: f32) -> Material {
+    if depth_m < 0.0 {
+        return Material::Air;
+    }
+    if depth_m > DIRT_DEPTH_M {
+        return Material::Rock;
+    }
+    let top = top_material(biome);
     if slope > ROCK_SLOPE && top != Material::Seabed {
         return Material::Rock;
     }

@@ -16,7 +16,7 @@ mod water;
 pub use chunk::{ChunkData, ChunkWater, SectionData, build_chunk};
 pub use column::{column_gradient, surface_y_m};
 pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
-pub use material::{Material, material_at};
+pub use material::{Material, ROCK_SLOPE, material_at, top_material};
 pub use streaming::{UNLOAD_FACTOR, chunk_distance_m, chunks_within, should_unload};
 pub use water::{WaterColumn, WaterSource, water_column};
 
