@@ -60,7 +60,18 @@ fn create_materials(mut commands: Commands, mut materials: ResMut<Assets<Standar
 }
 
 fn to_mesh(positions: Vec<[f32; 3]>, normals: Vec<[f32; 3]>, colors: Vec<[f32; 4]>, indices: Vec<u32>) -> Mesh {
-    Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default())
+    // GPU-only: the CPU copy is dropped after upload, so resident memory is the chunk data.
+    to_mesh_with(positions, normals, colors, indices, RenderAssetUsages::RENDER_WORLD)
+}
+
+fn to_mesh_with(
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    colors: Vec<[f32; 4]>,
+    indices: Vec<u32>,
+    usage: RenderAssetUsages,
+) -> Mesh {
+    Mesh::new(PrimitiveTopology::TriangleList, usage)
         .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
         .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
         .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)

@@ -24,7 +24,8 @@ use std::time::Instant;
 #[derive(Component, Debug, Default, Clone, Copy)]
 pub struct Viewer;
 
-/// One resident chunk: its coordinate and its data.
+/// One resident chunk: its coordinate and its data (columns and water; the voxel grids are
+/// released once meshed, see [`ChunkData::release_voxels`]).
 #[derive(Component, Debug, Clone)]
 pub struct Chunk {
     pub coord: ChunkCoord,
@@ -126,10 +127,11 @@ fn build_batch(src: &crate::world::WorldSource, coords: &[ChunkCoord]) -> Vec<Bu
     coords
         .par_iter()
         .map_init(Mesher::new, |mesher, &coord| {
-            let data = build_chunk(src, coord);
+            let mut data = build_chunk(src, coord);
             let mut buffers = ChunkBuffers::default();
             mesher.mesh_chunk(&data, &mut buffers.terrain);
             mesh_water(&data, &mut buffers.water);
+            data.release_voxels();
             BuiltChunk { coord, data, buffers }
         })
         .collect()

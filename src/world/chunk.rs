@@ -13,6 +13,11 @@ use super::water::{WaterColumn, water_column};
 use super::{WorldLayout, WorldSource};
 use crate::blueprint::Biome;
 
+/// Resident-memory budget of a meshed chunk, per column it owns: columns (surface, gradient,
+/// biome: 13 B for each of the 33² padded samples), water (24 B per padded sample when any column
+/// is wet) and bookkeeping, rounded up. Checked by the streaming test.
+pub const RESIDENT_BYTES_PER_COLUMN: usize = 48;
+
 /// One vertical section that meets the surface.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionData {
@@ -63,6 +68,22 @@ impl ChunkData {
     }
     pub fn has_water(&self) -> bool {
         self.water.is_some()
+    }
+
+    /// Drop the voxel grids (density and material) and keep the columns, the water and the list
+    /// of sections. A resident chunk needs no voxels once it is meshed, and the grids are a pure
+    /// function of the blueprint, so [`build_chunk`] gives them back on demand. This is what keeps
+    /// resident memory within [`RESIDENT_BYTES_PER_COLUMN`].
+    pub fn release_voxels(&mut self) {
+        for s in &mut self.sections {
+            s.density = Vec::new();
+            s.material = Vec::new();
+        }
+    }
+
+    /// Whether the voxel grids are present (see [`ChunkData::release_voxels`]).
+    pub fn has_voxels(&self) -> bool {
+        self.sections.iter().all(|s| !s.density.is_empty())
     }
     /// Bytes held by this chunk's grids (for the stats panel).
     pub fn resident_bytes(&self) -> usize {

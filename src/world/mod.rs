@@ -13,7 +13,7 @@ mod material;
 mod streaming;
 mod water;
 
-pub use chunk::{ChunkData, ChunkWater, SectionData, build_chunk};
+pub use chunk::{ChunkData, ChunkWater, RESIDENT_BYTES_PER_COLUMN, SectionData, build_chunk};
 pub use column::{column_gradient, surface_y_m};
 pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
 pub use material::{Material, ROCK_SLOPE, material_at, top_material};

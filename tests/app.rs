@@ -1,5 +1,6 @@
-//! End-to-end through the `isla` binary, as a user runs it: headless rendering on the software
-//! Vulkan driver, clean refusals of bad input, and writes that survive being killed.
+//! The app end to end: the `isla` binary as a user runs it (headless rendering on the software
+//! Vulkan driver, clean refusals of bad input, writes that survive being killed) and the world
+//! server driven headless along a flight path.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -187,4 +188,135 @@ fn chunk_json_lists_every_column_of_the_chunk() {
     let bad =
         isla().args(["chunk", "blueprints/default.dat", "--at", "99999,0"]).current_dir(repo("")).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A synthetic 4096² island (cheap to make): rolling land in the middle, sea at the edges.
+fn big_island() -> isla::blueprint::Blueprint {
+    use isla::blueprint::*;
+    let n = 4096usize;
+    let mut heights = vec![0f32; n * n];
+    for x in 0..n {
+        for y in 0..n {
+            let (u, v) = (x as f32 / n as f32 - 0.5, y as f32 / n as f32 - 0.5);
+            let land = 0.5 - (u * u + v * v).sqrt();
+            heights[x * n + y] =
+                (0.3 + land * 1.2 + 0.05 * (x as f32 * 0.02).sin() * (y as f32 * 0.017).cos()).max(0.0);
+        }
+    }
+    let ids: Vec<u16> = heights.iter().map(|&h| if h < 0.3 { 1 } else { 0 }).collect();
+    let surface = ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(0.3) }).collect();
+    Blueprint {
+        map_size: n as u32,
+        seed: 9,
+        params: Params {
+            sea_level_raw: 0.3,
+            metres_per_raw: 251.0,
+            metres_per_pixel: 2.0,
+            crater_x: 0.0,
+            crater_y: 0.0,
+            crater_radius: 0.0,
+        },
+        biomes: heights.iter().map(|&h| if h < 0.3 { 0 } else { 3 }).collect(),
+        heights_raw: heights,
+        towns: None,
+        water: Some(Water {
+            body_ids: ids,
+            bodies: Some(vec![WaterBody {
+                id: 1,
+                kind: WaterType::Ocean,
+                salinity: Salinity::Salt,
+                surface_level_raw: 0.3,
+                pixel_count: 0,
+                centroid_x: 0.0,
+                centroid_y: 0.0,
+            }]),
+            surface: Some(surface),
+        }),
+        curve: None,
+        detail: None,
+        erosion: None,
+        warnings: vec![],
+    }
+}
+
+#[test]
+fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
+    use bevy::prelude::*;
+    use isla::app::IslandWorld;
+    use isla::app::server::{ChunkIndex, Loading, StreamSettings, Viewer, WorldServerPlugin, WorldStats};
+    use isla::world::{RESIDENT_BYTES_PER_COLUMN, UNLOAD_FACTOR, WorldSource};
+    use std::sync::Arc;
+
+    let src = Arc::new(WorldSource::new(Arc::new(big_island())));
+    let view_m = 600.0;
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(WorldServerPlugin)
+        .insert_resource(IslandWorld { source: src.clone(), name: "big".into() })
+        .insert_resource(StreamSettings { view_distance_m: view_m, ..default() });
+    let extent = src.layout.map_size as f32 * src.layout.column_m;
+    let z = extent * 0.5;
+    let viewer = app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::new(0.0, 300.0, z)))).id();
+
+    // The bound: every chunk that may be resident (within the unload radius, plus one chunk of
+    // slack at the disc's edge) at the stated budget per column.
+    let chunk_m = src.layout.chunk_size_m();
+    let r = view_m * UNLOAD_FACTOR + chunk_m * std::f32::consts::SQRT_2;
+    let max_chunks = (std::f32::consts::PI * r * r / (chunk_m * chunk_m)).ceil() as u64;
+    let bound = max_chunks * 1024 * RESIDENT_BYTES_PER_COLUMN as u64;
+
+    let mut samples = Vec::new();
+    let steps = 24;
+    for step in 0..=steps {
+        let x = extent * step as f32 / steps as f32;
+        app.world_mut().entity_mut(viewer).insert(GlobalTransform::from_translation(Vec3::new(x, 300.0, z)));
+        // Let the ring around the new position finish building (bounded).
+        for _ in 0..2000 {
+            app.update();
+            let s = app.world().resource::<WorldStats>();
+            if s.chunks_building == 0 && s.chunks_queued == 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let s = app.world().resource::<WorldStats>().clone();
+        assert_eq!(s.chunks_resident as usize, app.world().resource::<ChunkIndex>().0.len());
+        assert!(s.resident_bytes <= bound, "step {step}: {} bytes resident > bound {bound}", s.resident_bytes);
+        samples.push(s.resident_bytes);
+    }
+    assert!(app.world().resource::<Loading>().finished);
+    let s = app.world().resource::<WorldStats>();
+    assert!(s.chunks_unloaded_total > 0, "chunks behind the viewer were unloaded");
+    // Flat: once the ring is full, resident memory varies within a band, never growing with
+    // distance flown (the path crosses the whole island: 32 times the view distance).
+    let steady = &samples[4..samples.len() - 4];
+    let (lo, hi) = (steady.iter().min().unwrap(), steady.iter().max().unwrap());
+    assert!(*hi as f64 <= *lo as f64 * 1.6, "resident memory not flat: {lo}..{hi} bytes");
+    eprintln!("resident along the path: {lo}..{hi} bytes, bound {bound}");
+}
+
+#[test]
+fn every_malformed_seed_is_refused_with_exit_code_2_naming_where() {
+    let seeds = repo("fuzz/seeds");
+    let mut refused = 0;
+    for entry in std::fs::read_dir(&seeds).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let out = isla().arg("info").arg(&path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let valid = name.starts_with("valid") || name == "all-sections.dat" || name == "tdtl-v1.dat";
+        if valid {
+            assert!(out.status.success(), "{name}: {err}");
+            continue;
+        }
+        refused += 1;
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: one line: {err}");
+        assert!(err.contains(" at byte "), "{name}: names the offset: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    assert!(refused >= 7, "{refused} malformed seeds");
+    // The skipped-version seed reads with a warning, metadata empty.
+    let out = isla().arg("info").arg(seeds.join("tdtl-v1.dat")).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("TDTL version 1"));
 }
