@@ -115,7 +115,7 @@ fn meshers(c: &mut Criterion) {
 
     let source = Block(&flat);
     let sampler = isosurface::sampler::Sampler::new(&source);
-    let mut mc = isosurface::marching_cubes::MarchingCubes::<isosurface::distance::Signed>::new(BLOCK);
+    let mut mc = isosurface::MarchingCubes::<isosurface::distance::Signed>::new(BLOCK);
     let (mut verts, mut idx) = (Vec::new(), Vec::new());
     g.sample_size(10);
     g.bench_function("isosurface_marching_cubes", |b| {

@@ -282,7 +282,10 @@ fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
         let s = app.world().resource::<WorldStats>().clone();
         assert_eq!(s.chunks_resident as usize, app.world().resource::<ChunkIndex>().0.len());
         assert!(s.resident_bytes <= bound, "step {step}: {} bytes resident > bound {bound}", s.resident_bytes);
-        eprintln!("step {step}: x {x:.0} m, {} chunks resident, {} bytes, {} water columns", s.chunks_resident, s.resident_bytes, s.water_columns);
+        eprintln!(
+            "step {step}: x {x:.0} m, {} chunks resident, {} bytes, {} water columns",
+            s.chunks_resident, s.resident_bytes, s.water_columns
+        );
         samples.push(s.resident_bytes);
     }
     assert!(app.world().resource::<Loading>().finished);

@@ -398,3 +398,83 @@ fn streaming_wants_nearest_chunks_first_and_unloads_with_hysteresis() {
     assert!(!should_unload(&l, c, at, 0.45 * s), "inside the hysteresis margin");
     assert!(should_unload(&l, c, at, 0.4 * s));
 }
+
+#[test]
+fn meshing_two_by_two_chunks_gives_the_same_surface_as_one_block() {
+    use isla::mesh::marching_cubes::crossing_t;
+    // A 2 × 2-chunk area, 2 sections tall, of a wavy terrain, meshed as four chunks (each two
+    // sections) and as one 65 × 65 × 65 block. Triangles compared as sets of exact positions.
+    let f = |x: f32, y: f32, z: f32| {
+        y - (30.0 + 8.0 * (x * 0.15).sin() + 6.0 * (z * 0.11).cos() + 3.0 * ((x + z) * 0.4).sin())
+    };
+    let to_key = |p: [f32; 3]| [p[0].to_bits(), p[1].to_bits(), p[2].to_bits()];
+    let tri_set = |m: &TerrainMesh| {
+        let mut v: Vec<[[u32; 3]; 3]> = m
+            .indices
+            .chunks(3)
+            .map(|t| {
+                let mut tri = [
+                    to_key(m.positions[t[0] as usize]),
+                    to_key(m.positions[t[1] as usize]),
+                    to_key(m.positions[t[2] as usize]),
+                ];
+                // Same triangle whatever vertex it starts from (keep the winding).
+                let k = (0..3).min_by_key(|&i| tri[i]).unwrap();
+                tri.rotate_left(k);
+                tri
+            })
+            .collect();
+        v.sort();
+        v
+    };
+
+    let mut mesher = Mesher::new();
+    let mut chunks_mesh = TerrainMesh::default();
+    for cx in 0..2 {
+        for cz in 0..2 {
+            for sy in 0..2 {
+                let (ox, oy, oz) = (cx * 32, sy * 32, cz * 32);
+                let mut d = vec![0f32; PADDED * PADDED * PADDED];
+                for x in 0..PADDED {
+                    for z in 0..PADDED {
+                        for y in 0..PADDED {
+                            d[(x * PADDED + z) * PADDED + y] = f((ox + x) as f32, (oy + y) as f32, (oz + z) as f32);
+                        }
+                    }
+                }
+                mesher.mesh_grid(&d, [PADDED; 3], &mut chunks_mesh, |lo, axis, out| {
+                    let mut hi = lo;
+                    hi[axis] += 1;
+                    let at = |p: [usize; 3]| d[(p[0] * PADDED + p[2]) * PADDED + p[1]];
+                    let t = crossing_t(at(lo), at(hi));
+                    let mut p = [(ox + lo[0]) as f32, (oy + lo[1]) as f32, (oz + lo[2]) as f32];
+                    p[axis] += t;
+                    out.positions.push(p);
+                });
+            }
+        }
+    }
+    let n = 65;
+    let mut d = vec![0f32; n * n * n];
+    for x in 0..n {
+        for z in 0..n {
+            for y in 0..n {
+                d[(x * n + z) * n + y] = f(x as f32, y as f32, z as f32);
+            }
+        }
+    }
+    let mut block_mesh = TerrainMesh::default();
+    mesher.mesh_grid(&d, [n; 3], &mut block_mesh, |lo, axis, out| {
+        let mut hi = lo;
+        hi[axis] += 1;
+        let at = |p: [usize; 3]| d[(p[0] * n + p[2]) * n + p[1]];
+        let t = crossing_t(at(lo), at(hi));
+        let mut p = [lo[0] as f32, lo[1] as f32, lo[2] as f32];
+        p[axis] += t;
+        out.positions.push(p);
+    });
+    let (a, b) = (tri_set(&chunks_mesh), tri_set(&block_mesh));
+    assert!(a.len() > 1000);
+    assert_eq!(a.len(), b.len(), "same triangle count: no doubled walls, no missing strips");
+    assert!(a == b, "the chunked surface is the block's surface, triangle for triangle");
+}

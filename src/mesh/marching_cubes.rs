@@ -69,11 +69,33 @@ impl Mesher {
     }
 
     /// Mesh one section, appending to `out`.
+    pub fn mesh_section(&mut self, chunk: &ChunkData, section: &SectionData, out: &mut TerrainMesh) {
+        let base_y = section.index * SECTION_VOXELS;
+        self.mesh_grid(&section.density, [P, P, P], out, |lo, axis, out| {
+            push_vertex(chunk, section, base_y, lo, axis, out)
+        });
+    }
+
+    /// Mesh any grid of samples with dims `[nx, ny, nz]`, index `(x * nz + z) * ny + y`,
+    /// appending triangles to `out`. `push` appends the vertex on the edge from sample `lo` one
+    /// step along `axis` (0 X, 1 Y, 2 Z) and is called once per crossed edge.
     ///
     /// Cells are visited as columns of four sample columns (`x, z` outer, `y` inner). The four
     /// signs of one sample row make half a cube case, so each row's signs are read once and
     /// shared by the cell below and the cell above it.
-    pub fn mesh_section(&mut self, chunk: &ChunkData, section: &SectionData, out: &mut TerrainMesh) {
+    pub fn mesh_grid(
+        &mut self,
+        density: &[f32],
+        dims: [usize; 3],
+        out: &mut TerrainMesh,
+        mut push: impl FnMut([usize; 3], usize, &mut TerrainMesh),
+    ) {
+        let [nx, ny, nz] = dims;
+        let samples = nx * ny * nz;
+        assert!(nx >= 2 && ny >= 2 && nz >= 2 && density.len() >= samples, "grid smaller than its dims");
+        if self.edge_vertex.len() < 3 * samples {
+            self.edge_vertex.resize(3 * samples, (0, 0));
+        }
         let table = case_table();
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -81,14 +103,13 @@ impl Mesher {
             self.generation = 1;
         }
         let generation = self.generation;
-        let d = &section.density[..P * P * P];
-        let base_y = section.index * SECTION_VOXELS;
-        for x in 0..P - 1 {
-            for z in 0..P - 1 {
-                let c00 = (x * P + z) * P;
-                let c10 = ((x + 1) * P + z) * P;
-                let c01 = (x * P + z + 1) * P;
-                let c11 = ((x + 1) * P + z + 1) * P;
+        let d = &density[..samples];
+        for x in 0..nx - 1 {
+            for z in 0..nz - 1 {
+                let c00 = (x * nz + z) * ny;
+                let c10 = ((x + 1) * nz + z) * ny;
+                let c01 = (x * nz + z + 1) * ny;
+                let c11 = ((x + 1) * nz + z + 1) * ny;
                 // Corner bits of one row: (x0,z0) → 0, (x1,z0) → 1, (x0,z1) → 4, (x1,z1) → 5.
                 let row = |y: usize| -> u8 {
                     ((d[c00 + y] < 0.0) as u8)
@@ -97,7 +118,7 @@ impl Mesher {
                         | ((d[c11 + y] < 0.0) as u8) << 5
                 };
                 let mut below = row(0);
-                for y in 0..P - 1 {
+                for y in 0..ny - 1 {
                     let above = row(y + 1);
                     let case = below | above << 2;
                     below = above;
@@ -110,13 +131,13 @@ impl Mesher {
                             let [ox, oy, oz] = corner_offset(a);
                             let (lx, ly, lz) = (x + ox, y + oy, z + oz);
                             let axis = edge_axis(e as usize);
-                            let key = axis * P * P * P + (lx * P + lz) * P + ly;
+                            let key = axis * samples + (lx * nz + lz) * ny + ly;
                             let slot = self.edge_vertex[key];
                             let v = if slot.0 == generation {
                                 slot.1
                             } else {
                                 let v = out.positions.len() as u32;
-                                push_vertex(chunk, section, base_y, [lx, ly, lz], axis, out);
+                                push([lx, ly, lz], axis, out);
                                 self.edge_vertex[key] = (generation, v);
                                 v
                             };
@@ -127,6 +148,14 @@ impl Mesher {
             }
         }
     }
+}
+
+/// Where a crossing lies on the edge from sample `lo` along `axis`, as a fraction from `lo`:
+/// `t = d_lo / (d_lo − d_hi)`, always computed from the lower sample, so two grids that share the
+/// edge compute the same bits.
+#[inline]
+pub fn crossing_t(d_lo: f32, d_hi: f32) -> f32 {
+    d_lo / (d_lo - d_hi)
 }
 
 fn push_vertex(
@@ -143,7 +172,7 @@ fn push_vertex(
     let ia = (lx * P + lz) * P + ly;
     let ib = (hi[0] * P + hi[2]) * P + hi[1];
     let (da, db) = (section.density[ia], section.density[ib]);
-    let t = da / (da - db);
+    let t = crossing_t(da, db);
     let gx = (chunk.origin_px.0 + lx as i64) as f32;
     let gz = (chunk.origin_px.1 + lz as i64) as f32;
     let gy = (base_y as usize + ly) as f32;
