@@ -27,15 +27,21 @@ fn luma(p: &image::Rgb<u8>) -> f32 {
 fn headless_shot_shows_sky_above_lit_terrain() {
     let out = out_dir().join("skeleton-overview.png");
     let _ = std::fs::remove_file(&out);
-    let status = isla()
+    let run = isla()
         .args(["shot", "blueprints/default.dat", "--width", "320", "--height", "180", "--out"])
         .arg(&out)
         .current_dir(repo(""))
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "isla shot failed: {status}");
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "isla shot failed: {log}");
+    // The world server's diagnostics (SPEC §3), one line per stage.
+    assert!(log.contains("world: first ring built: 64 chunks"), "{log}");
+    let water =
+        log.lines().find(|l| l.contains("water: ") && l.contains("seam columns recovered")).expect("water line");
+    assert!(water.contains("columns in") && water.contains("surface Y") && water.contains("max depth"), "{water}");
     let img = image::open(&out).unwrap().to_rgb8();
     assert_eq!(img.dimensions(), (320, 180));
 
@@ -323,4 +329,21 @@ fn every_malformed_seed_is_refused_with_exit_code_2_naming_where() {
     // The skipped-version seed reads with a warning, metadata empty.
     let out = isla().arg("info").arg(seeds.join("tdtl-v1.dat")).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("TDTL version 1"));
+}
+
+#[test]
+fn a_dry_blueprint_says_nothing_is_wet() {
+    let mut bp = isla::forge::forge(&isla::forge::ForgeDials::new(2, 64), |_| {}).unwrap();
+    bp.water = None;
+    let path = out_dir().join("dry-64.dat");
+    isla::blueprint::write_file_atomic(&path, &bp).unwrap();
+    let run = isla()
+        .args(["shot", "--width", "64", "--height", "36", "--out"])
+        .arg(out_dir().join("dry.png"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{log}");
+    assert!(log.contains("water: nothing is wet (the blueprint has no WBID section)"), "{log}");
 }

@@ -260,6 +260,13 @@ fn water_sheet_rules() {
     // Cells touching a wet corner: (0,0) [both], (0,1),(1,0),(1,1) [column (1,1)] → 4 quads.
     assert_eq!(out.indices.len(), 4 * 6);
     assert!(out.normals.iter().all(|n| *n == [0.0, 1.0, 0.0]));
+    // Every triangle is horizontal (no vertical faces) and wound counter-clockwise from above.
+    for t in out.indices.chunks(3) {
+        let [p0, p1, p2] = [out.positions[t[0] as usize], out.positions[t[1] as usize], out.positions[t[2] as usize]];
+        assert!(p0[1] == p1[1] && p1[1] == p2[1], "flat");
+        let ny = (p1[2] - p0[2]) * (p2[0] - p0[0]) - (p1[0] - p0[0]) * (p2[2] - p0[2]);
+        assert!(ny > 0.0, "faces up");
+    }
     // Cell (0,0) has both wet corners: flat at the highest (12 m), coloured by the deepest (70 m).
     assert!(out.positions[..4].iter().all(|p| p[1] == 12.0));
     assert_eq!(out.colors[0], water_colour(70.0));
