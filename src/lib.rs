@@ -7,6 +7,7 @@
 #[cfg(feature = "app")]
 pub mod app;
 pub mod blueprint;
+pub mod cliffs;
 pub mod forge;
 pub mod mesh;
 pub mod world;
