@@ -1,6 +1,8 @@
-//! Named camera presets: where a shot or the flight starts.
+//! Named camera presets: where a shot or the flight starts, computed from the world (coast found
+//! by marching out from the island's centre, the crater from `PRMS`), so each preset shows what
+//! its name promises on any blueprint.
 
-use crate::world::WorldLayout;
+use crate::world::{WorldSource, surface_y_m, water_column};
 use bevy::prelude::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -8,11 +10,30 @@ pub enum CameraPreset {
     /// High above the east-south-east, looking at the whole island, sun from the right.
     #[default]
     Overview,
+    /// Low over the sea, looking at the shore: shallows, beach, water sheet.
+    Coast,
+    /// Above the crater bay, looking down into it (falls back to the coast without a crater).
+    Crater,
+    /// A few metres under the sea surface, looking up at the water sheet from below.
+    Underwater,
 }
 
 impl CameraPreset {
-    /// Camera transform for this preset on a world of the given layout.
-    pub fn transform(self, layout: &WorldLayout) -> Transform {
+    pub const ALL: [CameraPreset; 4] =
+        [CameraPreset::Overview, CameraPreset::Coast, CameraPreset::Crater, CameraPreset::Underwater];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CameraPreset::Overview => "overview",
+            CameraPreset::Coast => "coast",
+            CameraPreset::Crater => "crater",
+            CameraPreset::Underwater => "underwater",
+        }
+    }
+
+    /// Camera transform for this preset on this world.
+    pub fn transform(self, src: &WorldSource) -> Transform {
+        let layout = src.layout;
         let extent = layout.map_size as f32 * layout.column_m;
         let centre = Vec3::new(extent * 0.5, 0.0, extent * 0.5);
         match self {
@@ -22,6 +43,89 @@ impl CameraPreset {
                 let eye = centre + Vec3::new(0.85 * extent, 0.35 * extent, 0.55 * extent);
                 Transform::from_translation(eye).looking_at(centre, Vec3::Y)
             }
+            CameraPreset::Coast => {
+                let Some(c) = find_coast(src) else { return CameraPreset::Overview.transform(src) };
+                let sea = sea_level_m(src);
+                let eye = Vec3::new(c.point.x, sea + 45.0, c.point.z) + c.outward * 260.0;
+                Transform::from_translation(eye)
+                    .looking_at(Vec3::new(c.point.x, sea + 10.0, c.point.z) - c.outward * 80.0, Vec3::Y)
+            }
+            CameraPreset::Crater => {
+                let p = &src.blueprint.params;
+                if p.crater_radius <= 0.0 {
+                    return CameraPreset::Coast.transform(src);
+                }
+                let r = p.crater_radius * layout.column_m;
+                let c = Vec3::new(p.crater_x * layout.column_m, sea_level_m(src), p.crater_y * layout.column_m);
+                // From the island's side of the crater, so the bay and the open sea beyond it show.
+                let inward = Vec3::new(centre.x - c.x, 0.0, centre.z - c.z).normalize_or(Vec3::X);
+                let eye = c + inward * (1.6 * r) + Vec3::Y * (1.3 * r).max(80.0);
+                Transform::from_translation(eye).looking_at(c - inward * (0.2 * r), Vec3::Y)
+            }
+            CameraPreset::Underwater => {
+                let Some(c) = find_coast(src) else { return CameraPreset::Overview.transform(src) };
+                // Out from the shore until the water is at least 12 m deep, then 4 m below the surface.
+                let top = layout.top_m();
+                let mut at = c.point;
+                let mut surface = sea_level_m(src);
+                for step in 0..400 {
+                    let p = c.point + c.outward * (step as f32 * layout.column_m);
+                    let (px, py) = ((p.x / layout.column_m) as i64, (p.z / layout.column_m) as i64);
+                    let n = layout.map_size as i64;
+                    if px < 0 || py < 0 || px >= n || py >= n {
+                        break;
+                    }
+                    at = p;
+                    if let Some(w) = water_column(&src.blueprint, &src.water, px as u32, py as u32, top) {
+                        surface = w.water_surface_y_m;
+                        if w.true_depth_m >= 12.0 {
+                            break;
+                        }
+                    }
+                }
+                let eye = Vec3::new(at.x, surface - 4.0, at.z);
+                let target = eye - c.outward * 60.0 + Vec3::Y * 30.0;
+                Transform::from_translation(eye).looking_at(target, Vec3::Y)
+            }
         }
     }
+}
+
+fn sea_level_m(src: &WorldSource) -> f32 {
+    let p = &src.blueprint.params;
+    src.water.ocean_level_raw.unwrap_or(p.sea_level_raw) * p.metres_per_raw
+}
+
+struct Coast {
+    /// World position of the last dry column before the sea (Y = 0).
+    point: Vec3,
+    /// Horizontal unit vector from the island towards the sea.
+    outward: Vec3,
+}
+
+/// March from the map's centre towards the east-south-east (the overview's side, lit by the
+/// default sun) until the ground drops below the sea; try other bearings if that ray stays dry.
+fn find_coast(src: &WorldSource) -> Option<Coast> {
+    let l = src.layout;
+    let n = l.map_size as i64;
+    let sea = sea_level_m(src);
+    for bearing_deg in [120.0f32, 90.0, 150.0, 60.0, 180.0, 0.0, 210.0, 270.0, 300.0, 330.0, 30.0, 240.0] {
+        let b = bearing_deg.to_radians();
+        let dir = Vec3::new(b.sin(), 0.0, -b.cos());
+        let (cx, cz) = (n as f32 * 0.5, n as f32 * 0.5);
+        let mut was_land = false;
+        for step in 0..(n as usize) {
+            let (px, pz) = ((cx + dir.x * step as f32) as i64, (cz + dir.z * step as f32) as i64);
+            if px < 1 || pz < 1 || px >= n - 1 || pz >= n - 1 {
+                break;
+            }
+            let land = surface_y_m(&src.blueprint, px, pz) > sea;
+            if was_land && !land {
+                let point = Vec3::new(px as f32 * l.column_m, 0.0, pz as f32 * l.column_m) - dir * l.column_m;
+                return Some(Coast { point, outward: dir });
+            }
+            was_land |= land;
+        }
+    }
+    None
 }

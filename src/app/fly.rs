@@ -28,7 +28,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
         .insert_resource(ExitAfter(opts.exit_after_frames))
         .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })
         .add_systems(Startup, spawn_camera)
-        .add_systems(Update, (exit_after, show_loading))
+        .add_systems(Update, (exit_after, show_loading, preset_keys, sun_keys))
         .run()
 }
 
@@ -68,5 +68,61 @@ fn exit_after(mut frames: Local<u32>, limit: Res<ExitAfter>, mut exit: MessageWr
     {
         info!("fly: exiting after {n} frames as asked");
         exit.write(AppExit::Success);
+    }
+}
+
+/// Keys 1–4 jump to the camera presets (overview, coast, crater, underwater).
+fn preset_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    world: Res<IslandWorld>,
+    mut cams: Query<(&mut Transform, &mut bevy::camera_controller::free_camera::FreeCameraState), With<Camera3d>>,
+) {
+    let pressed =
+        [KeyCode::Digit1, KeyCode::Digit2, KeyCode::Digit3, KeyCode::Digit4].iter().position(|k| keys.just_pressed(*k));
+    let Some(i) = pressed else { return };
+    let preset = CameraPreset::ALL[i];
+    for (mut t, mut state) in &mut cams {
+        *t = preset.transform(&world.source);
+        let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
+        state.yaw = yaw;
+        state.pitch = pitch;
+        state.velocity = Vec3::ZERO;
+    }
+    info!("camera: preset {}", preset.name());
+}
+
+/// Degrees the sun moves per second while its keys are held.
+const SUN_DEG_PER_S: f32 = 30.0;
+
+/// `[` / `]` turn the sun's azimuth, `-` / `=` lower and raise it; the sky follows.
+fn sun_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    time: Res<Time>,
+    mut sun: ResMut<super::scene::SunSettings>,
+    mut lights: Query<&mut Transform, With<super::scene::Sun>>,
+) {
+    let step = SUN_DEG_PER_S * time.delta_secs();
+    let mut s = *sun;
+    if keys.pressed(KeyCode::BracketLeft) {
+        s.azimuth_deg -= step;
+    }
+    if keys.pressed(KeyCode::BracketRight) {
+        s.azimuth_deg += step;
+    }
+    if keys.pressed(KeyCode::Minus) {
+        s.elevation_deg -= step;
+    }
+    if keys.pressed(KeyCode::Equal) {
+        s.elevation_deg += step;
+    }
+    s.elevation_deg = s.elevation_deg.clamp(2.0, 89.0);
+    s.azimuth_deg = s.azimuth_deg.rem_euclid(360.0);
+    if s.elevation_deg == sun.elevation_deg && s.azimuth_deg == sun.azimuth_deg {
+        return;
+    }
+    *sun = s;
+    let to_sun = super::scene::sun_direction(s.elevation_deg, s.azimuth_deg);
+    for mut t in &mut lights {
+        *t = Transform::default().looking_to(-to_sun, Vec3::Y);
     }
 }

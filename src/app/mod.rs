@@ -28,6 +28,7 @@ pub struct IslaScenePlugin;
 
 impl Plugin for IslaScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins((server::WorldServerPlugin, sky::SkyPlugin, chunks::ChunkRenderPlugin, scene::SunPlugin));
+        app.add_plugins((server::WorldServerPlugin, sky::SkyPlugin, chunks::ChunkRenderPlugin, scene::SunPlugin))
+            .add_systems(Update, shot::underwater_fog);
     }
 }

@@ -1,13 +1,15 @@
 //! The procedural sky (SPEC §5): a gradient from zenith to horizon to ground with a sun disc,
-//! following the sun's direction. Drawn as an unlit, vertex-coloured dome around the camera, which
-//! works on every driver (the software Vulkan one included).
+//! following the sun's direction. Drawn by the app's own WGSL material (`sky.wgsl`) on a dome that
+//! follows the camera; [`sky_colour`] is the same function on the CPU, for tests and tools.
 
 use super::scene::{Sun, SunSettings, sun_direction};
-use bevy::asset::RenderAssetUsages;
 use bevy::camera::visibility::NoFrustumCulling;
 use bevy::light::{NotShadowCaster, NotShadowReceiver};
-use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::mesh::MeshVertexBufferLayoutRef;
+use bevy::pbr::{MaterialPipeline, MaterialPipelineKey};
 use bevy::prelude::*;
+use bevy::render::render_resource::{AsBindGroup, RenderPipelineDescriptor, ShaderType, SpecializedMeshPipelineError};
+use bevy::shader::ShaderRef;
 
 pub const ZENITH: [f32; 3] = [0.28, 0.47, 0.79];
 pub const HORIZON: [f32; 3] = [0.72, 0.80, 0.86];
@@ -67,66 +69,96 @@ impl Default for SkySettings {
     }
 }
 
+/// Uniforms of the sky shader; colours are linear.
+#[derive(ShaderType, Debug, Clone, Copy)]
+pub struct SkyParams {
+    pub zenith: Vec4,
+    pub horizon: Vec4,
+    pub ground_horizon: Vec4,
+    pub ground_bottom: Vec4,
+    pub sun_colour: Vec4,
+    /// xyz towards the sun, w the disc radius in radians.
+    pub sun: Vec4,
+    /// sky curve, ground curve, sun curve, horizon haze.
+    pub curves: Vec4,
+}
+
+impl SkyParams {
+    pub fn new(to_sun: Vec3) -> Self {
+        let lin = |c: [f32; 3]| Color::srgb(c[0], c[1], c[2]).to_linear().to_vec3().extend(1.0);
+        Self {
+            zenith: lin(ZENITH),
+            horizon: lin(HORIZON),
+            ground_horizon: lin(GROUND_HORIZON),
+            ground_bottom: lin(GROUND_BOTTOM),
+            sun_colour: lin(SUN_DISC_RGB),
+            sun: to_sun.normalize().extend(SUN_DISC_MAX_DEG.to_radians()),
+            curves: Vec4::new(SKY_CURVE, GROUND_CURVE, SUN_CURVE, HORIZON_HAZE),
+        }
+    }
+}
+
+/// The sky as the app's own WGSL material: works on any Vulkan driver, the software one included.
+#[derive(Asset, TypePath, AsBindGroup, Debug, Clone)]
+pub struct SkyMaterial {
+    #[uniform(0)]
+    pub params: SkyParams,
+}
+
+impl Material for SkyMaterial {
+    fn fragment_shader() -> ShaderRef {
+        "embedded://isla/app/sky.wgsl".into()
+    }
+    fn enable_prepass() -> bool {
+        false
+    }
+    fn enable_shadows() -> bool {
+        false
+    }
+    fn specialize(
+        _: &MaterialPipeline,
+        descriptor: &mut RenderPipelineDescriptor,
+        _: &MeshVertexBufferLayoutRef,
+        _: MaterialPipelineKey<Self>,
+    ) -> Result<(), SpecializedMeshPipelineError> {
+        // Seen from inside.
+        descriptor.primitive.cull_mode = None;
+        Ok(())
+    }
+}
+
+#[derive(Resource)]
+pub struct SkyHandle(pub Handle<SkyMaterial>);
+
 pub struct SkyPlugin;
 
 impl Plugin for SkyPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<SkySettings>()
+        // Embedded so the binary finds its shader from any working directory.
+        bevy::asset::embedded_asset!(app, "sky.wgsl");
+        app.add_plugins(MaterialPlugin::<SkyMaterial>::default())
+            .init_resource::<SkySettings>()
             .insert_resource(ClearColor(Color::srgb(HORIZON[0], HORIZON[1], HORIZON[2])))
             .add_systems(Startup, spawn_sky)
+            .add_systems(Update, (follow_sun, apply_sky_settings))
             .add_systems(PostUpdate, follow_camera.before(TransformSystems::Propagate));
     }
-}
-
-/// A UV sphere with per-vertex sky colours, wound to be seen from inside.
-pub fn sky_mesh(to_sun: Vec3, sectors: u32, stacks: u32) -> Mesh {
-    let mut positions = Vec::new();
-    let mut colors = Vec::new();
-    let mut normals = Vec::new();
-    for i in 0..=stacks {
-        let phi = std::f32::consts::PI * i as f32 / stacks as f32; // 0 at the zenith
-        for j in 0..=sectors {
-            let theta = std::f32::consts::TAU * j as f32 / sectors as f32;
-            let dir = Vec3::new(phi.sin() * theta.cos(), phi.cos(), phi.sin() * theta.sin());
-            positions.push((dir * DOME_RADIUS_M).to_array());
-            normals.push((-dir).to_array());
-            let [r, g, b] = sky_colour(dir, to_sun);
-            colors.push(Color::srgb(r, g, b).to_linear().to_f32_array());
-        }
-    }
-    let mut indices = Vec::new();
-    let row = sectors + 1;
-    for i in 0..stacks {
-        for j in 0..sectors {
-            let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
-            indices.extend_from_slice(&[a, b, c, b, d, c]);
-        }
-    }
-    Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default())
-        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
-        .with_inserted_indices(Indices::U32(indices))
 }
 
 fn spawn_sky(
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut materials: ResMut<Assets<SkyMaterial>>,
     sun: Res<SunSettings>,
     settings: Res<SkySettings>,
 ) {
     let to_sun = sun_direction(sun.elevation_deg, sun.azimuth_deg);
+    let handle = materials.add(SkyMaterial { params: SkyParams::new(to_sun) });
+    commands.insert_resource(SkyHandle(handle.clone()));
     commands.spawn((
         SkyDome,
-        Mesh3d(meshes.add(sky_mesh(to_sun, 96, 64))),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::WHITE,
-            unlit: true,
-            fog_enabled: false,
-            cull_mode: None,
-            ..default()
-        })),
+        Mesh3d(meshes.add(Sphere::new(DOME_RADIUS_M).mesh().uv(48, 24))),
+        MeshMaterial3d(handle),
         Transform::default(),
         if settings.enabled { Visibility::Visible } else { Visibility::Hidden },
         NotShadowCaster,
@@ -135,13 +167,31 @@ fn spawn_sky(
     ));
 }
 
+/// The sky follows the sun: its disc and glow move when the sun does.
+fn follow_sun(sun: Res<SunSettings>, sky: Option<Res<SkyHandle>>, mut materials: ResMut<Assets<SkyMaterial>>) {
+    if !sun.is_changed() {
+        return;
+    }
+    let Some(sky) = sky else { return };
+    if let Some(mut m) = materials.get_mut(&sky.0) {
+        m.params.sun = sun_direction(sun.elevation_deg, sun.azimuth_deg).extend(SUN_DISC_MAX_DEG.to_radians());
+    }
+}
+
+fn apply_sky_settings(settings: Res<SkySettings>, mut dome: Query<&mut Visibility, With<SkyDome>>) {
+    if !settings.is_changed() {
+        return;
+    }
+    for mut v in &mut dome {
+        *v = if settings.enabled { Visibility::Visible } else { Visibility::Hidden };
+    }
+}
+
 fn follow_camera(
     cams: Query<&Transform, (With<Camera3d>, Without<SkyDome>)>,
     mut dome: Query<&mut Transform, (With<SkyDome>, Without<Camera3d>, Without<Sun>)>,
 ) {
-    let Some(cam) = cams.iter().next() else {
-        return;
-    };
+    let Some(cam) = cams.iter().next() else { return };
     for mut t in &mut dome {
         t.translation = cam.translation;
     }
