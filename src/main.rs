@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use isla::app::IslandWorld;
 use isla::app::camera::CameraPreset;
 use isla::blueprint::{self, Blueprint};
+use isla::mesh::Shading;
 use isla::world::{ChunkCoord, ChunkData, PADDED, WorldSource, build_chunk};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -65,6 +66,30 @@ enum Command {
         /// Turn the sky dome off (the clear colour shows).
         #[arg(long)]
         no_sky: bool,
+        /// Hide the water sheet (the seabed shows).
+        #[arg(long)]
+        no_water: bool,
+        /// Turn the distance fog off.
+        #[arg(long)]
+        no_fog: bool,
+        /// Draw every mesh's wireframe.
+        #[arg(long)]
+        wireframe: bool,
+        /// Draw chunk borders.
+        #[arg(long)]
+        chunk_borders: bool,
+        /// Terrain shading: the palette, or a debug view.
+        #[arg(long, value_enum, default_value_t = Shading::Palette)]
+        shading: Shading,
+        /// Colour the water over shoreline-seam columns.
+        #[arg(long)]
+        seam_highlight: bool,
+        /// Sun elevation above the horizon, degrees.
+        #[arg(long, default_value_t = isla::app::scene::SUN_ELEVATION_DEG)]
+        sun_elevation: f32,
+        /// Sun azimuth, degrees clockwise from north.
+        #[arg(long, default_value_t = isla::app::scene::SUN_AZIMUTH_DEG)]
+        sun_azimuth: f32,
         /// Chunks within this distance (m) of the camera are built before the frame is taken.
         #[arg(long, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
         view_distance: f32,
@@ -195,18 +220,42 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
             print_info(&path, bytes.len(), &bp, &sections, json);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Shot { blueprint, out, width, height, preset, no_shadows, no_sky, view_distance } => {
+        Command::Shot {
+            blueprint,
+            out,
+            width,
+            height,
+            preset,
+            no_shadows,
+            no_sky,
+            no_water,
+            no_fog,
+            wireframe,
+            chunk_borders,
+            shading,
+            seam_highlight,
+            sun_elevation,
+            sun_azimuth,
+            view_distance,
+        } => {
             let view_distance_m = checked_view_distance(view_distance)?;
+            if !(0.0..=90.0).contains(&sun_elevation) || !sun_azimuth.is_finite() {
+                return Err(BadInput(anyhow::anyhow!("--sun-elevation must be 0..=90 degrees and --sun-azimuth finite")).into());
+            }
             let (bp, path) = load(&blueprint)?;
-            let opts = isla::app::shot::ShotOptions {
-                width,
-                height,
-                preset,
+            let toggles = isla::app::debug::DebugToggles {
                 shadows: !no_shadows,
                 sky: !no_sky,
-                view_distance_m,
+                water: !no_water,
+                fog: !no_fog,
+                wireframe,
+                chunk_borders,
+                shading,
+                seam_highlight,
                 ..Default::default()
             };
+            let sun = isla::app::scene::SunSettings { elevation_deg: sun_elevation, azimuth_deg: sun_azimuth, shadows: !no_shadows };
+            let opts = isla::app::shot::ShotOptions { width, height, preset, toggles, sun, view_distance_m, ..Default::default() };
             let t = std::time::Instant::now();
             let img = isla::app::shot::render(world_of(bp, &path), &opts)?;
             isla::app::shot::save_png(&img, &out)?;

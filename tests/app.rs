@@ -380,3 +380,65 @@ fn every_camera_preset_renders_what_its_name_promises() {
     assert!(p[2] > p[0], "underwater top is bluish: {p:?}");
     assert!(under_top < sky_top, "underwater top ({under_top}) is darker than the open sky ({sky_top})");
 }
+
+fn mean_abs_diff(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+    a.pixels().zip(b.pixels()).map(|(p, q)| (0..3).map(|c| (p[c] as i32 - q[c] as i32).abs() as f64).sum::<f64>()).sum::<f64>()
+        / (a.len() as f64)
+}
+
+/// Each overlay toggle, rendered on and off, makes the difference it should (SPEC §7).
+#[test]
+fn each_visual_toggle_changes_the_frame_as_it_should() {
+    let d = "blueprints/default.dat";
+    let base = shot(d, "overview", &[], "toggle-base.png");
+
+    // Chunk borders: yellow gizmo lines appear where there were none.
+    let borders = shot(d, "overview", &["--chunk-borders"], "toggle-borders.png");
+    let yellow = |img: &image::RgbImage| img.pixels().filter(|p| p[0] > 180 && p[1] > 160 && p[2] < 90).count();
+    assert!(yellow(&borders) > 200 && yellow(&base) < 20, "borders {} vs base {}", yellow(&borders), yellow(&base));
+
+    // Water off: the seabed shows where the sheet was — the sea turns from blue to sand.
+    let dry = shot(d, "overview", &["--no-water"], "toggle-no-water.png");
+    let blue = |img: &image::RgbImage| img.pixels().filter(|p| p[2] as i32 > p[0] as i32 + 40).count();
+    assert!(blue(&base) > 4 * blue(&dry) + 100, "water on {} blue px, off {}", blue(&base), blue(&dry));
+
+    // Sky off: the top rows become the flat clear colour (no gradient across them).
+    let nosky = shot(d, "overview", &["--no-sky"], "toggle-no-sky.png");
+    let row_spread = |img: &image::RgbImage, y: u32| {
+        let l: Vec<f32> = (0..img.width()).map(|x| luma(img.get_pixel(x, y))).collect();
+        l.iter().cloned().fold(f32::MIN, f32::max) - l.iter().cloned().fold(f32::MAX, f32::min)
+    };
+    assert!(luma(nosky.get_pixel(80, 0)) > luma(base.get_pixel(80, 0)) + 10.0, "clear colour is the pale horizon");
+    assert!(row_spread(&nosky, 0) < 2.0);
+
+    // Fog off: the far sea near the horizon keeps its deep colour instead of fading to haze.
+    let nofog = shot(d, "overview", &["--no-fog"], "toggle-no-fog.png");
+    let haze_row = (0..90).rev().find(|&y| luma(base.get_pixel(5, y)) > 150.0).unwrap_or(20) + 2;
+    assert!(luma(nofog.get_pixel(5, haze_row)) < luma(base.get_pixel(5, haze_row)) - 10.0, "fog row {haze_row}");
+
+    // Shading modes recolour the terrain; wireframe draws lines over it.
+    for (flag, name) in [(&["--shading", "normals"][..], "normals"), (&["--shading", "materials"][..], "materials"), (&["--wireframe"][..], "wireframe")] {
+        let img = shot(d, "overview", flag, &format!("toggle-{name}.png"));
+        assert!(mean_abs_diff(&img, &base) > 1.0, "{name} makes no visible difference");
+    }
+}
+
+#[test]
+fn shadows_toggle_brightens_the_shadowed_side() {
+    // A low sun from the west-north-west, facing the overview camera, casts the island's long
+    // shadow towards it across the sea; with shadows off that water and the lee slopes are lit.
+    let d = "blueprints/default.dat";
+    let on = shot(d, "overview", &["--sun-elevation", "10", "--sun-azimuth", "300"], "shadows-on.png");
+    let off = shot(d, "overview", &["--sun-elevation", "10", "--sun-azimuth", "300", "--no-shadows"], "shadows-off.png");
+    let (mut brighter, mut darker) = (0, 0);
+    for (p, q) in on.pixels().zip(off.pixels()) {
+        let (a, b) = (luma(p), luma(q));
+        if b > a + 8.0 {
+            brighter += 1;
+        } else if a > b + 8.0 {
+            darker += 1;
+        }
+    }
+    assert!(brighter > 1000, "turning shadows off brightened only {brighter} of 14400 pixels");
+    assert!(brighter > 5 * darker, "and darkened {darker}: the change is the shadows, not noise");
+}

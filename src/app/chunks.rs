@@ -82,6 +82,10 @@ fn to_mesh_with(
 #[derive(Component, Debug, Clone, Copy)]
 pub struct OpenSea;
 
+/// The water part of the open sea (the other part is its seabed), hidden with the water toggle.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct OpenSeaWater;
+
 /// How far the open sea reaches beyond the map, in metres.
 pub const OPEN_SEA_REACH_M: f32 = 0.9 * super::sky::DOME_RADIUS_M;
 
@@ -126,6 +130,8 @@ fn upload_chunk_meshes(
                 MeshMaterial3d(mats.water.clone()),
                 Transform::default(),
                 NotShadowCaster,
+                // A sheet's 1,024 flat quads would hide the terrain's wireframe behind them.
+                bevy::pbr::wireframe::NoWireframe,
             ));
         }
     }
@@ -143,10 +149,12 @@ fn spawn_open_sea(
     let extent = src.layout.chunks_per_side as f32 * src.layout.chunk_size_m();
     commands.spawn((
         OpenSea,
+        OpenSeaWater,
         Mesh3d(meshes.add(open_sea_mesh(extent, y, crate::mesh::water_colour(crate::mesh::water::RAMP_DEPTH_M)))),
         MeshMaterial3d(mats.water.clone()),
         Transform::default(),
         NotShadowCaster,
+        bevy::pbr::wireframe::NoWireframe,
     ));
     // An opaque seabed under the open sea, at the map border's mean floor height, so the
     // translucent sheet shows the same thing beyond the map as inside it.
@@ -158,6 +166,7 @@ fn spawn_open_sea(
         MeshMaterial3d(mats.terrain.clone()),
         Transform::default(),
         NotShadowCaster,
+        bevy::pbr::wireframe::NoWireframe,
     ));
 }
 

@@ -23,7 +23,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
             primary_window: Some(Window { title, resolution: (1280u32, 720u32).into(), ..default() }),
             ..default()
         }))
-        .add_plugins((FreeCameraPlugin, IslaScenePlugin))
+        .add_plugins((FreeCameraPlugin, IslaScenePlugin, super::panel::DebugPanelPlugin))
         .insert_resource(world)
         .insert_resource(ExitAfter(opts.exit_after_frames))
         .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })

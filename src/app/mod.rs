@@ -5,7 +5,9 @@
 
 pub mod camera;
 pub mod chunks;
+pub mod debug;
 pub mod fly;
+pub mod panel;
 pub mod scene;
 pub mod server;
 pub mod shot;
@@ -28,7 +30,13 @@ pub struct IslaScenePlugin;
 
 impl Plugin for IslaScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins((server::WorldServerPlugin, sky::SkyPlugin, chunks::ChunkRenderPlugin, scene::SunPlugin))
+        app.add_plugins((
+            server::WorldServerPlugin,
+            sky::SkyPlugin,
+            chunks::ChunkRenderPlugin,
+            scene::SunPlugin,
+            debug::DebugTogglesPlugin,
+        ))
             .add_systems(Update, shot::underwater_fog);
     }
 }

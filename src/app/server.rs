@@ -12,7 +12,7 @@
 //! over the cores, and the batch hands back plain data.
 
 use super::IslandWorld;
-use crate::mesh::{Mesher, TerrainMesh, WaterMesh, mesh_water};
+use crate::mesh::{Mesher, Shading, TerrainMesh, WaterMesh, mesh_water_styled};
 use crate::world::{ChunkCoord, ChunkData, build_chunk, chunks_within, should_unload};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -24,6 +24,14 @@ use std::time::Instant;
 #[derive(Component, Debug, Default, Clone, Copy)]
 pub struct Viewer;
 
+/// How chunk meshes are built: the debug overlays' shading and seam highlight. Changing it
+/// rebuilds every resident chunk.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MeshStyle {
+    pub shading: Shading,
+    pub highlight_seam: bool,
+}
+
 /// One resident chunk: its coordinate and its data (columns and water; the voxel grids are
 /// released once meshed, see [`ChunkData::release_voxels`]).
 #[derive(Component, Debug, Clone)]
@@ -31,6 +39,8 @@ pub struct Chunk {
     pub coord: ChunkCoord,
     pub data: Arc<ChunkData>,
     pub triangles: u32,
+    /// Lowest and highest rendered surface of the chunk's columns (m), for the border gizmos.
+    pub height_range_m: [f32; 2],
 }
 
 /// Mesh buffers waiting for the client half to turn them into Bevy meshes.
@@ -122,15 +132,17 @@ impl InFlight {
     }
 }
 
-fn build_batch(src: &crate::world::WorldSource, coords: &[ChunkCoord]) -> Vec<BuiltChunk> {
+fn build_batch(src: &crate::world::WorldSource, coords: &[ChunkCoord], style: MeshStyle) -> Vec<BuiltChunk> {
     use rayon::prelude::*;
     coords
         .par_iter()
-        .map_init(Mesher::new, |mesher, &coord| {
+        .map_init(
+            || Mesher::with_shading(style.shading),
+            |mesher, &coord| {
             let mut data = build_chunk(src, coord);
             let mut buffers = ChunkBuffers::default();
             mesher.mesh_chunk(&data, &mut buffers.terrain);
-            mesh_water(&data, &mut buffers.water);
+            mesh_water_styled(&data, style.highlight_seam, &mut buffers.water);
             data.release_voxels();
             BuiltChunk { coord, data, buffers }
         })
@@ -154,10 +166,12 @@ impl Plugin for WorldServerPlugin {
             .init_resource::<WorldStats>()
             .init_resource::<Loading>()
             .init_resource::<InFlight>()
+            .init_resource::<MeshStyle>()
             .configure_sets(Update, (ServerSet::Collect, ServerSet::Schedule, ServerSet::Unload).chain())
             .add_systems(Update, collect_builds.in_set(ServerSet::Collect))
             .add_systems(Update, schedule_builds.in_set(ServerSet::Schedule))
-            .add_systems(Update, unload_far_chunks.in_set(ServerSet::Unload));
+            .add_systems(Update, unload_far_chunks.in_set(ServerSet::Unload))
+            .add_systems(Update, rebuild_on_style_change.before(ServerSet::Collect));
     }
 }
 
@@ -170,6 +184,7 @@ fn viewer_xz(viewers: &Query<&GlobalTransform, With<Viewer>>) -> Option<[f32; 2]
 
 fn schedule_builds(
     world: Res<IslandWorld>,
+    style: Res<MeshStyle>,
     settings: Res<StreamSettings>,
     viewers: Query<&GlobalTransform, With<Viewer>>,
     index: Res<ChunkIndex>,
@@ -202,7 +217,8 @@ fn schedule_builds(
         rest = later;
         let coords = now.to_vec();
         let (src, job) = (world.source.clone(), coords.clone());
-        let task = pool.spawn(async move { build_batch(&src, &job) });
+        let style = *style;
+        let task = pool.spawn(async move { build_batch(&src, &job, style) });
         in_flight.batches.push(Batch { coords, task });
     }
     let queued = rest.len() as u32;
@@ -250,9 +266,11 @@ fn collect_builds(
         if loading.first_ring.remove(&b.coord) {
             loading.done += 1;
         }
+        let height_range_m =
+            b.data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
         let e = commands
             .spawn((
-                Chunk { coord: b.coord, data: Arc::new(b.data), triangles },
+                Chunk { coord: b.coord, data: Arc::new(b.data), triangles, height_range_m },
                 b.buffers,
                 Transform::default(),
                 Visibility::default(),
@@ -335,4 +353,26 @@ fn unload_far_chunks(
         stats.chunks_unloaded_total += 1;
         commands.entity(e).despawn();
     }
+}
+
+/// A new mesh style (shading mode, seam highlight) rebuilds every resident chunk: they are
+/// dropped and stream back in, built with the new style; batches already in flight are discarded.
+fn rebuild_on_style_change(
+    mut commands: Commands,
+    style: Res<MeshStyle>,
+    mut index: ResMut<ChunkIndex>,
+    mut in_flight: ResMut<InFlight>,
+    mut stats: ResMut<WorldStats>,
+) {
+    if !style.is_changed() || style.is_added() {
+        return;
+    }
+    info!("world: mesh style now {:?}; rebuilding {} resident chunks", *style, index.0.len());
+    for (_, e) in index.0.drain() {
+        commands.entity(e).despawn();
+    }
+    in_flight.batches.clear();
+    let built = stats.chunks_built_total;
+    let unloaded = stats.chunks_unloaded_total;
+    *stats = WorldStats { chunks_built_total: built, chunks_unloaded_total: unloaded, ..default() };
 }

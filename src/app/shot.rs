@@ -23,8 +23,9 @@ pub struct ShotOptions {
     pub width: u32,
     pub height: u32,
     pub preset: CameraPreset,
-    pub shadows: bool,
-    pub sky: bool,
+    /// Overlays and view switches, as the flight's debug panel has them.
+    pub toggles: super::debug::DebugToggles,
+    pub sun: SunSettings,
     /// Frames rendered before the captured one (shadow maps and pipelines settle).
     pub warmup_frames: u32,
     pub view_distance_m: f32,
@@ -36,8 +37,8 @@ impl Default for ShotOptions {
             width: 480,
             height: 270,
             preset: CameraPreset::Overview,
-            shadows: true,
-            sky: true,
+            toggles: super::debug::DebugToggles::default(),
+            sun: SunSettings::default(),
             warmup_frames: 3,
             view_distance_m: super::server::DEFAULT_VIEW_DISTANCE_M,
         }
@@ -83,6 +84,11 @@ pub fn water_fog() -> DistanceFog {
     }
 }
 
+/// Fog switched off (the debug toggle): pushed beyond any distance in the world.
+pub fn no_fog() -> DistanceFog {
+    DistanceFog { falloff: FogFalloff::Linear { start: 1.0e9, end: 2.0e9 }, ..air_fog(1.0) }
+}
+
 /// Marker: the camera is below a water surface (the fog has switched to [`water_fog`]).
 #[derive(Component, Debug)]
 pub struct Submerged;
@@ -91,8 +97,11 @@ pub struct Submerged;
 pub fn underwater_fog(
     mut commands: Commands,
     world: Res<IslandWorld>,
+    toggles: Option<Res<super::debug::DebugToggles>>,
     mut cams: Query<(Entity, &Transform, &mut DistanceFog, Has<Submerged>), With<Camera3d>>,
 ) {
+    let fog_on = toggles.as_ref().is_none_or(|t| t.fog);
+    let toggled = toggles.as_ref().is_some_and(|t| t.is_changed());
     let src = &world.source;
     let l = src.layout;
     for (e, t, mut fog, submerged) in &mut cams {
@@ -105,8 +114,12 @@ pub fn underwater_fog(
             // Beyond the map: the open sea at the ocean's level.
             src.water.ocean_level_raw.is_some_and(|o| t.translation.y < o * src.blueprint.params.metres_per_raw)
         };
-        if below != submerged {
-            *fog = if below { water_fog() } else { air_fog(n * l.column_m) };
+        if below != submerged || toggled {
+            *fog = match (fog_on, below) {
+                (false, _) => no_fog(),
+                (true, true) => water_fog(),
+                (true, false) => air_fog(n * l.column_m),
+            };
             if below {
                 commands.entity(e).insert(Submerged);
             } else {
@@ -129,8 +142,9 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
             .disable::<WinitPlugin>(),
     )
     .insert_resource(world.clone())
-    .insert_resource(SunSettings { shadows: opts.shadows, ..default() })
-    .insert_resource(SkySettings { enabled: opts.sky })
+    .insert_resource(SunSettings { shadows: opts.toggles.shadows, ..opts.sun })
+    .insert_resource(SkySettings { enabled: opts.toggles.sky })
+    .insert_resource(opts.toggles)
     .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })
     .add_plugins(IslaScenePlugin);
 

@@ -164,6 +164,7 @@ fn spawn_sky(
         NotShadowCaster,
         NotShadowReceiver,
         NoFrustumCulling,
+        bevy::pbr::wireframe::NoWireframe,
     ));
 }
 

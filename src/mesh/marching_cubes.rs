@@ -47,6 +47,38 @@ pub struct Mesher {
     /// `(generation, vertex)` per edge, keyed by axis and lower sample.
     edge_vertex: Vec<(u32, u32)>,
     generation: u32,
+    /// How vertices are coloured (the debug overlays' shading modes).
+    pub shading: Shading,
+}
+
+/// Vertex colouring: the material palette, or a debug view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, clap::ValueEnum)]
+pub enum Shading {
+    #[default]
+    Palette,
+    /// Normal as colour: `rgb = n · 0.5 + 0.5`.
+    Normals,
+    /// The stored integer material of the solid endpoint, one flat colour per id.
+    Materials,
+}
+
+/// Distinct colours for material ids in [`Shading::Materials`] (linear RGBA).
+pub fn material_id_colour(m: u8) -> [f32; 4] {
+    const IDS: [[f32; 3]; 11] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.85, 0.2],
+        [0.1, 0.8, 0.1],
+        [0.0, 0.4, 0.0],
+        [0.0, 0.9, 0.6],
+        [0.5, 0.5, 0.5],
+        [1.0, 1.0, 1.0],
+        [0.6, 0.3, 0.1],
+        [0.2, 0.3, 1.0],
+        [0.3, 0.0, 0.3],
+        [0.9, 0.4, 0.9],
+    ];
+    let c = IDS.get(m as usize).copied().unwrap_or([1.0, 0.0, 0.0]);
+    [c[0], c[1], c[2], 1.0]
 }
 
 impl Default for Mesher {
@@ -57,7 +89,11 @@ impl Default for Mesher {
 
 impl Mesher {
     pub fn new() -> Self {
-        Self { edge_vertex: vec![(0, 0); 3 * P * P * P], generation: 0 }
+        Self::with_shading(Shading::Palette)
+    }
+
+    pub fn with_shading(shading: Shading) -> Self {
+        Self { edge_vertex: vec![(0, 0); 3 * P * P * P], generation: 0, shading }
     }
 
     /// Mesh every section of a chunk into `out` (cleared first).
@@ -71,8 +107,9 @@ impl Mesher {
     /// Mesh one section, appending to `out`.
     pub fn mesh_section(&mut self, chunk: &ChunkData, section: &SectionData, out: &mut TerrainMesh) {
         let base_y = section.index * SECTION_VOXELS;
+        let shading = self.shading;
         self.mesh_grid(&section.density, [P, P, P], out, |lo, axis, out| {
-            push_vertex(chunk, section, base_y, lo, axis, out)
+            push_vertex(chunk, section, base_y, lo, axis, shading, out)
         });
     }
 
@@ -164,6 +201,7 @@ fn push_vertex(
     base_y: u32,
     lo: [usize; 3],
     axis: usize,
+    shading: Shading,
     out: &mut TerrainMesh,
 ) {
     let [lx, ly, lz] = lo;
@@ -191,8 +229,17 @@ fn push_vertex(
 
     // Colour: the float palette at both columns (biome and slope), blended along the edge, so
     // biome borders and the rock band fade instead of stepping.
-    let slope = |g: [f32; 2]| (g[0] * g[0] + g[1] * g[1]).sqrt();
-    let colour_a = surface_colour(chunk.biome[ca], slope(g0));
-    let colour = if ca == cb { colour_a } else { lerp4(colour_a, surface_colour(chunk.biome[cb], slope(g1)), t) };
+    let colour = match shading {
+        Shading::Palette => {
+            let slope = |g: [f32; 2]| (g[0] * g[0] + g[1] * g[1]).sqrt();
+            let colour_a = surface_colour(chunk.biome[ca], slope(g0));
+            if ca == cb { colour_a } else { lerp4(colour_a, surface_colour(chunk.biome[cb], slope(g1)), t) }
+        }
+        Shading::Normals => [-gxs * inv * 0.5 + 0.5, inv * 0.5 + 0.5, -gzs * inv * 0.5 + 0.5, 1.0],
+        Shading::Materials => {
+            let m = if da < 0.0 { section.material[ia] } else { section.material[ib] };
+            material_id_colour(m)
+        }
+    };
     out.colors.push(colour);
 }

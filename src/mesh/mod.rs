@@ -12,5 +12,5 @@ pub mod palette;
 pub mod tables;
 pub mod water;
 
-pub use marching_cubes::{Mesher, TerrainMesh};
-pub use water::{WaterMesh, mesh_water, water_colour};
+pub use marching_cubes::{Mesher, Shading, TerrainMesh};
+pub use water::{WaterMesh, mesh_water, mesh_water_styled, water_colour};

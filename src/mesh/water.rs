@@ -56,8 +56,17 @@ pub fn water_colour(true_depth_m: f32) -> [f32; 4] {
     ]
 }
 
+/// Colour of cells touching a seam column when the seam highlight is on (linear magenta).
+pub const SEAM_HIGHLIGHT: [f32; 4] = [1.0, 0.0, 0.8, 0.95];
+
 /// Mesh a chunk's water sheet into `out` (cleared first). A chunk without water yields nothing.
 pub fn mesh_water(chunk: &ChunkData, out: &mut WaterMesh) {
+    mesh_water_styled(chunk, false, out)
+}
+
+/// [`mesh_water`], optionally colouring every cell with a seam-rule corner in [`SEAM_HIGHLIGHT`]
+/// (the debug overlay's seam view).
+pub fn mesh_water_styled(chunk: &ChunkData, highlight_seam: bool, out: &mut WaterMesh) {
     out.clear();
     let Some(water) = &chunk.water else { return };
     let n = CHUNK_COLUMNS as usize;
@@ -67,9 +76,11 @@ pub fn mesh_water(chunk: &ChunkData, out: &mut WaterMesh) {
             let mut top = f32::MIN;
             let mut deepest = f32::MIN;
             let mut any = false;
+            let mut seam = false;
             for &(x, z) in &corners {
                 if let Some(c) = water.columns[ChunkData::column_index(x, z)] {
                     any = true;
+                    seam |= c.seam;
                     top = top.max(c.water_surface_y_m);
                     deepest = deepest.max(c.true_depth_m);
                 }
@@ -77,7 +88,7 @@ pub fn mesh_water(chunk: &ChunkData, out: &mut WaterMesh) {
             if !any {
                 continue;
             }
-            let colour = water_colour(deepest);
+            let colour = if highlight_seam && seam { SEAM_HIGHLIGHT } else { water_colour(deepest) };
             let base = out.positions.len() as u32;
             for &(x, z) in &corners {
                 let wx = (chunk.origin_px.0 + x as i64) as f32 * chunk.column_m;
