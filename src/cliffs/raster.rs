@@ -1,0 +1,416 @@
+//! RGBA8 map layers (SPEC §6 "The map"): each layer is a pure function that paints into an
+//! [`RgbaImage`] covering a [`MapRegion`] of tiles. One tile is one blueprint pixel; a region may
+//! draw several tiles per image pixel (nearest sample, top-left tile of the pixel's span).
+
+use super::codes::Orientation;
+use super::lattice::{CELL_TILES, CHUNK_TILES};
+use super::place::CliffPlacement;
+use crate::blueprint::{Blueprint, OCEAN_BODY_ID, TownTier};
+use crate::world::{WaterSource, WorldLayout, column_gradient, water_column};
+
+/// The reference's cliff map colour (reference/001: `map_color = {144, 119, 87}`, shared by both
+/// planets' cliff prototypes).
+pub const CLIFF_MAP_COLOUR: [u8; 3] = [144, 119, 87];
+/// Background where no terrain is drawn (off the map, or the terrain layer is off).
+pub const BACKGROUND_COLOUR: [u8; 3] = [24, 26, 30];
+/// Hypsometric tint stops: metres above sea → colour (beach sand, lowland green, bench olive,
+/// plateau ochre, summit rock, snow; the forge's shelves sit near 100 m and 220 m, SPEC §2).
+pub const HYPSOMETRIC_STOPS: [(f32, [u8; 3]); 6] = [
+    (0.0, [214, 201, 150]),
+    (12.0, [104, 158, 88]),
+    (100.0, [140, 150, 86]),
+    (220.0, [158, 128, 88]),
+    (330.0, [128, 118, 108]),
+    (420.0, [240, 240, 240]),
+];
+/// Water colour at zero depth and at great depth; depth blends with `1 − e^(−depth/scale)`.
+pub const SHALLOW_WATER_COLOUR: [u8; 3] = [118, 196, 214];
+pub const DEEP_WATER_COLOUR: [u8; 3] = [14, 38, 92];
+pub const WATER_DEPTH_SCALE_M: f32 = 40.0;
+/// Sun for the hillshade: from the north-west, 45° up (the cartographic convention).
+const SUN_DIRECTION: [f32; 3] = [-0.5, std::f32::consts::FRAC_1_SQRT_2, -0.5];
+/// Slopes are drawn exaggerated so 4 m columns read as relief at map scale.
+const HILLSHADE_EXAGGERATION: f32 = 2.0;
+/// Overlay opacities.
+const BAND_ALPHA: f32 = 0.35;
+const CLIFFINESS_ALPHA: f32 = 0.55;
+const WATER_BODY_ALPHA: f32 = 0.6;
+const CHUNK_GRID_ALPHA: f32 = 0.3;
+const VIEW_CONE_ALPHA: f32 = 0.35;
+/// Band tints, alternating.
+const BAND_COLOURS: [[u8; 3]; 2] = [[255, 170, 60], [70, 120, 255]];
+const CLIFFINESS_COLOUR: [u8; 3] = [230, 40, 200];
+const OCEAN_BODY_COLOUR: [u8; 3] = [30, 80, 200];
+const CHUNK_GRID_COLOUR: [u8; 3] = [255, 255, 255];
+const CAMERA_COLOUR: [u8; 3] = [230, 30, 30];
+const VIEW_CONE_COLOUR: [u8; 3] = [255, 230, 80];
+/// Town marker half-size in pixels and colour, by tier (village … capitol).
+const TOWN_HALF_PX: [i64; 4] = [1, 2, 3, 4];
+const TOWN_COLOURS: [[u8; 3]; 4] = [[250, 250, 250], [255, 220, 120], [255, 160, 60], [255, 70, 70]];
+
+/// An RGBA8 image, row-major, top row first (map north up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbaImage {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+impl RgbaImage {
+    pub fn filled(width: u32, height: u32, rgb: [u8; 3]) -> Self {
+        let mut pixels = Vec::with_capacity(width as usize * height as usize * 4);
+        for _ in 0..width as usize * height as usize {
+            pixels.extend_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
+        }
+        Self { width, height, pixels }
+    }
+    #[inline]
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = 4 * (x as usize + self.width as usize * y as usize);
+        [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2], self.pixels[i + 3]]
+    }
+    #[inline]
+    pub fn put(&mut self, x: u32, y: u32, rgb: [u8; 3]) {
+        let i = 4 * (x as usize + self.width as usize * y as usize);
+        self.pixels[i..i + 4].copy_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
+    }
+    /// Alpha-blend `rgb` over the pixel.
+    #[inline]
+    pub fn blend(&mut self, x: u32, y: u32, rgb: [u8; 3], alpha: f32) {
+        let i = 4 * (x as usize + self.width as usize * y as usize);
+        for k in 0..3 {
+            let d = self.pixels[i + k] as f32;
+            self.pixels[i + k] = (d + (rgb[k] as f32 - d) * alpha).round().clamp(0.0, 255.0) as u8;
+        }
+        self.pixels[i + 3] = 255;
+    }
+}
+
+/// The tiles an image covers: `[x, x + w) × [y, y + h)`, `tiles_per_px` tiles per pixel side.
+/// The CLI's `--region X,Y,W,H` is this with `tiles_per_px = 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct MapRegion {
+    pub x: i64,
+    pub y: i64,
+    pub w: u32,
+    pub h: u32,
+    pub tiles_per_px: u32,
+}
+
+impl MapRegion {
+    pub fn new(x: i64, y: i64, w: u32, h: u32) -> Self {
+        Self { x, y, w, h, tiles_per_px: 1 }
+    }
+    /// The whole map at one tile per pixel.
+    pub fn whole(bp: &Blueprint) -> Self {
+        Self::new(0, 0, bp.map_size, bp.map_size)
+    }
+    /// Same region, drawn at `tiles_per_px` (≥ 1) tiles per pixel.
+    pub fn scaled(self, tiles_per_px: u32) -> Self {
+        Self { tiles_per_px: tiles_per_px.max(1), ..self }
+    }
+    /// Parse `X,Y,W,H` (tiles; W and H positive).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        if parts.len() != 4 {
+            return Err(format!("region '{s}' is not X,Y,W,H"));
+        }
+        let int = |p: &str, what: &str| p.parse::<i64>().map_err(|_| format!("region {what} '{p}' is not an integer"));
+        let (x, y, w, h) = (int(parts[0], "X")?, int(parts[1], "Y")?, int(parts[2], "W")?, int(parts[3], "H")?);
+        if w <= 0 || h <= 0 || w > u32::MAX as i64 || h > u32::MAX as i64 {
+            return Err(format!("region size {w}×{h} must be positive"));
+        }
+        Ok(Self::new(x, y, w as u32, h as u32))
+    }
+    pub fn image_size(&self) -> (u32, u32) {
+        let s = self.tiles_per_px.max(1);
+        (self.w.div_ceil(s), self.h.div_ceil(s))
+    }
+    /// The tile an image pixel samples.
+    #[inline]
+    pub fn tile_of(&self, px: u32, py: u32) -> (i64, i64) {
+        let s = self.tiles_per_px.max(1) as i64;
+        (self.x + px as i64 * s, self.y + py as i64 * s)
+    }
+    /// The image pixel holding a tile (may be outside the image).
+    #[inline]
+    pub fn px_of(&self, tx: f64, ty: f64) -> (f64, f64) {
+        let s = self.tiles_per_px.max(1) as f64;
+        ((tx - self.x as f64) / s, (ty - self.y as f64) / s)
+    }
+}
+
+fn lerp3(a: [u8; 3], b: [u8; 3], t: f32) -> [f32; 3] {
+    let t = t.clamp(0.0, 1.0);
+    [0, 1, 2].map(|k| a[k] as f32 + (b[k] as f32 - a[k] as f32) * t)
+}
+
+fn to_u8(c: [f32; 3]) -> [u8; 3] {
+    c.map(|v| v.round().clamp(0.0, 255.0) as u8)
+}
+
+/// Hypsometric colour for a height above sea, metres.
+pub fn hypsometric_colour(above_sea_m: f32) -> [f32; 3] {
+    let s = &HYPSOMETRIC_STOPS;
+    if above_sea_m <= s[0].0 {
+        return lerp3(s[0].1, s[0].1, 0.0);
+    }
+    for w in s.windows(2) {
+        if above_sea_m <= w[1].0 {
+            return lerp3(w[0].1, w[1].1, (above_sea_m - w[0].0) / (w[1].0 - w[0].0));
+        }
+    }
+    lerp3(s[5].1, s[5].1, 0.0)
+}
+
+/// Water colour for a true depth in metres: lighter when shallow.
+pub fn water_depth_colour(true_depth_m: f32) -> [u8; 3] {
+    to_u8(lerp3(SHALLOW_WATER_COLOUR, DEEP_WATER_COLOUR, 1.0 - (-true_depth_m.max(0.0) / WATER_DEPTH_SCALE_M).exp()))
+}
+
+/// Lambert hillshade factor for a surface gradient (metres per metre); 1 on flat ground.
+pub fn hillshade(gradient: [f32; 2]) -> f32 {
+    let (gx, gz) = (gradient[0] * HILLSHADE_EXAGGERATION, gradient[1] * HILLSHADE_EXAGGERATION);
+    let inv = 1.0 / (gx * gx + 1.0 + gz * gz).sqrt();
+    let n = [-gx * inv, inv, -gz * inv];
+    let lit = n[0] * SUN_DIRECTION[0] + n[1] * SUN_DIRECTION[1] + n[2] * SUN_DIRECTION[2];
+    (lit.max(0.0) / SUN_DIRECTION[1]).clamp(0.25, 1.35)
+}
+
+/// Terrain: hypsometric tint with hillshade on land, water shaded by its true depth (the world's
+/// water rules), background off the map.
+pub fn paint_terrain(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
+    let src = WaterSource::new(bp);
+    let top_m = WorldLayout::for_blueprint(bp).top_m();
+    let n = bp.map_size as i64;
+    let sea_m = bp.params.sea_level_raw * bp.params.metres_per_raw;
+    for py in 0..img.height {
+        for px in 0..img.width {
+            let (tx, ty) = region.tile_of(px, py);
+            if tx < 0 || ty < 0 || tx >= n || ty >= n {
+                img.put(px, py, BACKGROUND_COLOUR);
+                continue;
+            }
+            let (x, y) = (tx as u32, ty as u32);
+            if let Some(col) = water_column(bp, &src, x, y, top_m) {
+                img.put(px, py, water_depth_colour(col.true_depth_m));
+                continue;
+            }
+            let shade = hillshade(column_gradient(bp, tx, ty));
+            img.put(px, py, to_u8(hypsometric_colour(bp.height_m(x, y) - sea_m).map(|c| c * shade)));
+        }
+    }
+}
+
+/// Water body ids: the ocean in one colour, each lake in a colour hashed from its id.
+pub fn paint_water_bodies(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
+    let Some(w) = &bp.water else { return };
+    let n = bp.map_size as i64;
+    for py in 0..img.height {
+        for px in 0..img.width {
+            let (tx, ty) = region.tile_of(px, py);
+            if tx < 0 || ty < 0 || tx >= n || ty >= n {
+                continue;
+            }
+            let id = w.body_ids[bp.index(tx as u32, ty as u32)];
+            if id != 0 {
+                img.blend(px, py, water_body_colour(id), WATER_BODY_ALPHA);
+            }
+        }
+    }
+}
+
+/// A stable colour per water body id.
+pub fn water_body_colour(id: u16) -> [u8; 3] {
+    if id == OCEAN_BODY_ID {
+        return OCEAN_BODY_COLOUR;
+    }
+    let h = (id as u32).wrapping_mul(0x9E37_79B1);
+    [(h >> 24) as u8 | 0x40, (h >> 16) as u8 | 0x40, (h >> 8) as u8 | 0x40]
+}
+
+/// Bilinear sample of a placement's corner lattice at a tile position (clamped to the window).
+fn lattice_at(p: &CliffPlacement, values: &[f32], tx: i64, ty: i64) -> f32 {
+    let (x0, y0) = p.window.origin_tiles();
+    let (cw, ch) = (p.window.corners_w(), p.window.corners_h());
+    let fx = ((tx - x0) as f32 / CELL_TILES as f32).clamp(0.0, (cw - 1) as f32);
+    let fy = ((ty - y0) as f32 / CELL_TILES as f32).clamp(0.0, (ch - 1) as f32);
+    let (ix, iy) = ((fx as usize).min(cw - 2), (fy as usize).min(ch - 2));
+    let (u, v) = (fx - ix as f32, fy - iy as f32);
+    let at = |i: usize, j: usize| values[i + cw * j];
+    let top = at(ix, iy) + (at(ix + 1, iy) - at(ix, iy)) * u;
+    let bottom = at(ix, iy + 1) + (at(ix + 1, iy + 1) - at(ix, iy + 1)) * u;
+    top + (bottom - top) * v
+}
+
+/// The cliff-elevation bands the crossing rule cuts: alternating tints per band above
+/// `elevation_0`, from the smoothed elevation the rule saw.
+pub fn paint_elevation_bands(img: &mut RgbaImage, region: &MapRegion, p: &CliffPlacement) {
+    let (e0, interval) = (p.settings.elevation_0, p.settings.effective_interval());
+    if !(interval > 0.0) {
+        return;
+    }
+    for py in 0..img.height {
+        for px in 0..img.width {
+            let (tx, ty) = region.tile_of(px, py);
+            let e = lattice_at(p, &p.elevation, tx, ty);
+            if e < 0.0 || e < e0 {
+                continue;
+            }
+            let band = ((e - e0) / interval).floor() as i64;
+            img.blend(px, py, BAND_COLOURS[band.rem_euclid(2) as usize], BAND_ALPHA);
+        }
+    }
+}
+
+/// Cliffiness: transparent where an edge could not carry a cliff (≤ 0.5), strongest at 1.5 and
+/// above (the continuous field's top; Nauvis's gate reads 10).
+pub fn paint_cliffiness(img: &mut RgbaImage, region: &MapRegion, p: &CliffPlacement) {
+    for py in 0..img.height {
+        for px in 0..img.width {
+            let (tx, ty) = region.tile_of(px, py);
+            let c = lattice_at(p, &p.cliffiness, tx, ty);
+            let a = ((c - 0.5) / 1.0).clamp(0.0, 1.0) * CLIFFINESS_ALPHA;
+            if a > 0.0 {
+                img.blend(px, py, CLIFFINESS_COLOUR, a);
+            }
+        }
+    }
+}
+
+/// Lines on every 32-tile chunk boundary.
+pub fn paint_chunk_grid(img: &mut RgbaImage, region: &MapRegion) {
+    let s = region.tiles_per_px.max(1) as i64;
+    for py in 0..img.height {
+        for px in 0..img.width {
+            let (tx, ty) = region.tile_of(px, py);
+            if tx.rem_euclid(CHUNK_TILES) < s || ty.rem_euclid(CHUNK_TILES) < s {
+                img.blend(px, py, CHUNK_GRID_COLOUR, CHUNK_GRID_ALPHA);
+            }
+        }
+    }
+}
+
+/// How the cliff layer colours a cliff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum CliffColouring {
+    /// All cliffs in [`CLIFF_MAP_COLOUR`].
+    Reference,
+    /// One hue per orientation (see [`orientation_colour`]).
+    ByOrientation,
+}
+
+/// A distinct colour per orientation: hue by orientation id, two-crossing ones bright, terminal
+/// ones darker.
+pub fn orientation_colour(o: Orientation) -> [u8; 3] {
+    let id = o as u8 as f32;
+    let hue = (id * 0.61803398875).fract() * 6.0;
+    let v = if (o as u8) < 12 { 1.0 } else { 0.6 };
+    let c = v;
+    let x = c * (1.0 - (hue % 2.0 - 1.0).abs());
+    let rgb = match hue as u32 {
+        0 => [c, x, 0.0],
+        1 => [x, c, 0.0],
+        2 => [0.0, c, x],
+        3 => [0.0, x, c],
+        4 => [x, 0.0, c],
+        _ => [c, 0.0, x],
+    };
+    to_u8(rgb.map(|k| k * 255.0))
+}
+
+/// Cliffs: each placed cliff fills its cell's 4 × 4 tile footprint.
+pub fn paint_cliffs(img: &mut RgbaImage, region: &MapRegion, p: &CliffPlacement, colouring: CliffColouring) {
+    let s = region.tiles_per_px.max(1) as i64;
+    let (w, h) = (img.width as i64, img.height as i64);
+    for c in &p.cliffs {
+        let colour = match colouring {
+            CliffColouring::Reference => CLIFF_MAP_COLOUR,
+            CliffColouring::ByOrientation => orientation_colour(c.orientation),
+        };
+        let (tx0, ty0) = (c.cell_x * CELL_TILES, c.cell_y * CELL_TILES);
+        let px0 = (tx0 - region.x).div_euclid(s).max(0);
+        let px1 = (tx0 + CELL_TILES - 1 - region.x).div_euclid(s).min(w - 1);
+        let py0 = (ty0 - region.y).div_euclid(s).max(0);
+        let py1 = (ty0 + CELL_TILES - 1 - region.y).div_euclid(s).min(h - 1);
+        for py in py0..=py1 {
+            for px in px0..=px1 {
+                img.put(px as u32, py as u32, colour);
+            }
+        }
+    }
+}
+
+/// Towns: a square per town, sized and coloured by tier, with a dark outline.
+pub fn paint_towns(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
+    let Some(towns) = &bp.towns else { return };
+    for t in towns {
+        let (cx, cy) = region.px_of(t.x as f64, t.y as f64);
+        let (cx, cy) = (cx.floor() as i64, cy.floor() as i64);
+        let tier = match t.tier {
+            TownTier::Village => 0,
+            TownTier::Town => 1,
+            TownTier::City => 2,
+            TownTier::Capitol => 3,
+        };
+        let r = TOWN_HALF_PX[tier];
+        for dy in -r - 1..=r + 1 {
+            for dx in -r - 1..=r + 1 {
+                let (x, y) = (cx + dx, cy + dy);
+                if x < 0 || y < 0 || x >= img.width as i64 || y >= img.height as i64 {
+                    continue;
+                }
+                let edge = dx.abs() > r || dy.abs() > r;
+                img.put(x as u32, y as u32, if edge { [20, 20, 20] } else { TOWN_COLOURS[tier] });
+            }
+        }
+    }
+}
+
+/// The camera on the map: position in tiles (map pixels, x east, y south) and a view cone.
+/// `yaw_rad` follows Bevy's convention for a Y-up world where map Y is world Z: the camera looks
+/// along `(−sin yaw, −cos yaw)` in map (x, y), so yaw 0 looks north.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CameraMarker {
+    pub x_tiles: f32,
+    pub y_tiles: f32,
+    pub yaw_rad: f32,
+    /// Full horizontal field of view.
+    pub fov_rad: f32,
+    /// Length of the drawn cone, tiles.
+    pub range_tiles: f32,
+}
+
+/// The camera: a translucent view cone and a dot at its apex.
+pub fn paint_camera(img: &mut RgbaImage, region: &MapRegion, cam: &CameraMarker) {
+    let s = region.tiles_per_px.max(1) as f32;
+    let (cx, cy) = region.px_of(cam.x_tiles as f64, cam.y_tiles as f64);
+    let (cx, cy) = (cx as f32, cy as f32);
+    let (fx, fy) = (-cam.yaw_rad.sin(), -cam.yaw_rad.cos());
+    let range_px = cam.range_tiles / s;
+    let half_cos = (cam.fov_rad * 0.5).cos();
+    let (w, h) = (img.width as i64, img.height as i64);
+    let x0 = ((cx - range_px).floor() as i64).max(0);
+    let x1 = ((cx + range_px).ceil() as i64).min(w - 1);
+    let y0 = ((cy - range_px).floor() as i64).max(0);
+    let y1 = ((cy + range_px).ceil() as i64).min(h - 1);
+    for py in y0..=y1 {
+        for px in x0..=x1 {
+            let (dx, dy) = (px as f32 + 0.5 - cx, py as f32 + 0.5 - cy);
+            let d = (dx * dx + dy * dy).sqrt();
+            if d > 0.0 && d <= range_px && (dx * fx + dy * fy) / d >= half_cos {
+                img.blend(px as u32, py as u32, VIEW_CONE_COLOUR, VIEW_CONE_ALPHA);
+            }
+        }
+    }
+    let r = 3i64;
+    let (icx, icy) = (cx.floor() as i64, cy.floor() as i64);
+    for dy in -r..=r {
+        for dx in -r..=r {
+            let (x, y) = (icx + dx, icy + dy);
+            if dx * dx + dy * dy <= r * r && x >= 0 && y >= 0 && x < w && y < h {
+                img.put(x as u32, y as u32, CAMERA_COLOUR);
+            }
+        }
+    }
+}
