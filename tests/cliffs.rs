@@ -601,3 +601,87 @@ fn cliff_layer_paints_each_cliffs_4x4_footprint_in_the_reference_colour_144_119_
     let c = orientation_colour(Orientation::NorthToSouth);
     assert_eq!(by_orientation.pixel(17, 5), [c[0], c[1], c[2], 255]);
 }
+
+#[test]
+fn water_is_shaded_by_true_depth_shallow_lighter_than_deep() {
+    let lum = |c: [u8; 3]| c.iter().map(|&v| v as u32).sum::<u32>();
+    assert!(lum(water_depth_colour(1.0)) > lum(water_depth_colour(20.0)));
+    assert!(lum(water_depth_colour(20.0)) > lum(water_depth_colour(80.0)));
+}
+
+#[test]
+fn terrain_layer_draws_water_where_the_world_says_water_and_tints_land() {
+    let bp = forged(4, 128);
+    let region = MapRegion::whole(&bp);
+    let mut img = RgbaImage::filled(128, 128, [0, 0, 0]);
+    paint_terrain(&mut img, &region, &bp);
+    let mask = WaterMask::from_blueprint(&bp);
+    let (mut wet, mut dry) = (0, 0);
+    for y in 0..128u32 {
+        for x in 0..128u32 {
+            let [r, _, b, _] = img.pixel(x, y);
+            if mask.is_water(x as i64, y as i64) {
+                assert!(b > r, "water at ({x}, {y}) is blue");
+                wet += 1;
+            } else {
+                dry += 1;
+            }
+        }
+    }
+    assert!(wet > 0 && dry > 0);
+}
+
+#[test]
+fn chunk_grid_draws_a_line_every_32_tiles() {
+    let region = MapRegion::new(-8, 0, 80, 8);
+    let mut img = RgbaImage::filled(80, 8, [0, 0, 0]);
+    paint_chunk_grid(&mut img, &region);
+    let lit: Vec<u32> = (0..80).filter(|&x| img.pixel(x, 3) != [0, 0, 0, 255]).collect();
+    assert_eq!(lit, vec![8, 40, 72], "tiles 0, 32, 64");
+}
+
+#[test]
+fn camera_marker_sits_at_the_position_and_its_cone_looks_along_yaw() {
+    let region = MapRegion::new(0, 0, 64, 64);
+    let cam = CameraMarker { x_tiles: 32.0, y_tiles: 32.0, yaw_rad: 0.0, fov_rad: 1.2, range_tiles: 20.0 };
+    let mut img = RgbaImage::filled(64, 64, [0, 0, 0]);
+    paint_camera(&mut img, &region, &cam);
+    assert_ne!(img.pixel(32, 32), [0, 0, 0, 255], "the marker");
+    assert_ne!(img.pixel(32, 20), [0, 0, 0, 255], "yaw 0 looks north (−y)");
+    assert_eq!(img.pixel(32, 44), [0, 0, 0, 255], "nothing behind");
+    let east = CameraMarker { yaw_rad: -std::f32::consts::FRAC_PI_2, ..cam };
+    let mut img = RgbaImage::filled(64, 64, [0, 0, 0]);
+    paint_camera(&mut img, &region, &east);
+    assert_ne!(img.pixel(44, 32), [0, 0, 0, 255], "yaw −π/2 looks east (+x)");
+}
+
+#[test]
+fn the_map_composes_chosen_layers_deterministically_and_writes_a_png() {
+    let bp = forged(8, 128);
+    let req = MapRequest {
+        blueprint: Some(&bp),
+        water: None,
+        settings: CliffSettings::for_blueprint(CliffPreset::Island, &bp),
+        region: MapRegion::new(16, 8, 100, 90),
+        layers: MapLayers::ALL,
+        camera: Some(CameraMarker { x_tiles: 60.0, y_tiles: 50.0, yaw_rad: 0.5, fov_rad: 1.0, range_tiles: 30.0 }),
+    };
+    let a = render_map(&req).unwrap();
+    let b = render_map(&req).unwrap();
+    assert_eq!((a.image.width, a.image.height), (100, 90));
+    assert_eq!(a.image, b.image);
+    assert_eq!(a.stats().unwrap().corner_evaluations, (4 * 8 + 1) * (4 * 8 + 1), "window of 4 × 4 chunks");
+    let dir = std::env::temp_dir().join(format!("isla-cliffs-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("map.png");
+    write_png(&path, &a.image).unwrap();
+    let back = image::open(&path).unwrap().to_rgba8();
+    assert_eq!((back.width(), back.height()), (100, 90));
+    assert_eq!(back.into_raw(), a.image.pixels);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Nauvis needs no blueprint; island does.
+    let nauvis = MapRequest { blueprint: None, settings: CliffSettings::preset(CliffPreset::Nauvis, 1), ..req };
+    assert!(render_map(&nauvis).is_ok());
+    let island_without = MapRequest { blueprint: None, ..req };
+    assert!(render_map(&island_without).is_err());
+}

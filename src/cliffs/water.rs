@@ -33,6 +33,11 @@ impl WaterMask {
         Self { x0, y0, w, h, wet: v, outside_is_water }
     }
 
+    /// No water anywhere: nothing is rejected (e.g. a noise preset drawn without an island).
+    pub fn none() -> Self {
+        Self { x0: 0, y0: 0, w: 0, h: 0, wet: Vec::new(), outside_is_water: false }
+    }
+
     /// The blueprint's water over the whole map; off the map is the open ocean.
     pub fn from_blueprint(bp: &Blueprint) -> Self {
         Self::from_blueprint_region(bp, 0, 0, bp.map_size, bp.map_size)
