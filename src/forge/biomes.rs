@@ -1,38 +1,65 @@
-//! Biomes from height, moisture and latitude.
+//! Biomes from classify height (against the curve's bands), temperature (latitude, noise and a
+//! lapse rate with height) and moisture. Water biomes come from the water classification.
 
-use super::ForgeDials;
-use crate::blueprint::Biome;
-use noise::{NoiseFn, Perlin};
+use super::curve::HeightCurve;
+use super::shape::norm;
+use crate::blueprint::{Biome, OCEAN_BODY_ID};
+use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use rayon::prelude::*;
 
-/// Height bands above sea (metres).
-const BEACH_M: f32 = 3.0;
-const HIGHLAND_M: f32 = 110.0;
-const MOUNTAIN_M: f32 = 220.0;
-const SNOW_M: f32 = 330.0;
+const MOISTURE_SEED_OFFSET: i32 = 104_729;
+const TEMPERATURE_SEED_OFFSET: i32 = 104_743;
+/// Classify height below which dry land is beach, metres above sea.
+pub const BEACH_M: f32 = 2.5;
+/// Temperature lost from sea level to the seed's summit (0..1 scale).
+const LAPSE: f32 = 0.45;
 
-pub fn assign(d: &ForgeDials, heights: &[f32], body_ids: &[u16], sea_raw: f32, mpr: f32) -> Vec<u8> {
-    let n = d.size as usize;
-    let moist = Perlin::new(d.seed.wrapping_add(104_729) as u32);
+/// Biome ordinals, X-outer / Y-inner.
+pub fn assign(
+    seed: i32,
+    n: usize,
+    classify: &[f32],
+    body_ids: &[u16],
+    curve: &HeightCurve,
+    sea: f32,
+    mpr: f32,
+) -> Vec<u8> {
+    let moist = Fbm::<Perlin>::new(seed.wrapping_add(MOISTURE_SEED_OFFSET) as u32).set_octaves(3);
+    let temp = Perlin::new(seed.wrapping_add(TEMPERATURE_SEED_OFFSET) as u32);
+    let [_, _, k3, k4, k5] = curve.k;
     let mut out = vec![0u8; n * n];
     out.par_chunks_mut(n).enumerate().for_each(|(x, row)| {
+        let u = norm(x, n);
         for (y, b) in row.iter_mut().enumerate() {
             let i = x * n + y;
-            let above = (heights[i] - sea_raw) * mpr;
-            let m = moist.get([x as f64 / n as f64 * 3.0, y as f64 / n as f64 * 3.0]) as f32;
-            // Latitude: the south (larger y) is warmer.
-            let warm = y as f32 / n as f32;
+            let v = norm(y, n);
+            let e = (classify[i] - sea) * mpr;
             let biome = match body_ids[i] {
-                1 => Biome::Ocean,
-                id if id >= 2 => Biome::Lake,
-                _ if above < BEACH_M => Biome::Beach,
-                _ if above >= SNOW_M => Biome::Snow,
-                _ if above >= MOUNTAIN_M => Biome::Mountain,
-                _ if above >= HIGHLAND_M => Biome::Highland,
-                _ if m < -0.35 => Biome::Wasteland,
-                _ if m > 0.15 && warm > 0.6 => Biome::Jungle,
-                _ if m > 0.0 => Biome::Forest,
-                _ => Biome::Grassland,
+                OCEAN_BODY_ID => Biome::Ocean,
+                id if id > OCEAN_BODY_ID => Biome::Lake,
+                _ => {
+                    // Latitude: the south (larger y) is warmer.
+                    let t = 0.5 + 0.4 * v + 0.12 * temp.get([u as f64 * 2.0, v as f64 * 2.0]) as f32
+                        - LAPSE * (e / curve.max_m).clamp(0.0, 1.0);
+                    let m = moist.get([u as f64 * 2.5, v as f64 * 2.5]) as f32;
+                    if e < BEACH_M {
+                        Biome::Beach
+                    } else if e >= k5 {
+                        if t < 0.45 { Biome::Snow } else { Biome::Mountain }
+                    } else if e >= k4 {
+                        Biome::Mountain
+                    } else if e >= k3 {
+                        Biome::Highland
+                    } else if m < -0.3 && t > 0.45 {
+                        Biome::Wasteland
+                    } else if m > 0.1 && t > 0.62 {
+                        Biome::Jungle
+                    } else if m > -0.05 {
+                        Biome::Forest
+                    } else {
+                        Biome::Grassland
+                    }
+                }
             };
             *b = biome as u8;
         }
