@@ -242,5 +242,80 @@ fn reader(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, meshers, island, reader);
+criterion_group!(benches, meshers, island, reader, cliffs);
 criterion_main!(benches);
+
+/// The cliff map layer (SPEC §6) on a forged island with the `island` preset: placement (corner
+/// fields, crossings, repair, water rejection) plus painting, in µs per pixel = 1 / (Melem/s).
+/// One thread (a 1-thread rayon pool) and all threads; and a 1024² window tiled as 16 × 256²
+/// against the whole, whose ratio is printed (target ≤ 1.05).
+fn cliffs(c: &mut Criterion) {
+    use isla::cliffs::{CliffPreset, CliffSettings, MapLayers, MapRegion, MapRequest, WaterMask, render_map};
+    let bp = isla::forge::forge(&isla::forge::ForgeDials::new(7, 1024), |_| {}).unwrap();
+    let water = WaterMask::from_blueprint(&bp);
+    let settings = CliffSettings::for_blueprint(CliffPreset::Island, &bp);
+    let layers = MapLayers::parse("cliffs").unwrap();
+    let request = |region: MapRegion| MapRequest {
+        blueprint: Some(&bp),
+        water: Some(&water),
+        settings,
+        region,
+        layers,
+        camera: None,
+    };
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut g = c.benchmark_group("cliffs");
+    g.sample_size(10);
+    for size in [256u32, 1024] {
+        let region = MapRegion::new(((1024 - size) / 2) as i64, ((1024 - size) / 2) as i64, size, size);
+        g.throughput(Throughput::Elements(size as u64 * size as u64));
+        g.bench_function(BenchmarkId::new("cliff_layer_one_thread", size), |b| {
+            b.iter(|| one_thread.install(|| black_box(render_map(&request(region)).unwrap().image.pixels.len())))
+        });
+        g.bench_function(BenchmarkId::new("cliff_layer_all_threads", size), |b| {
+            b.iter(|| black_box(render_map(&request(region)).unwrap().image.pixels.len()))
+        });
+    }
+    let tiles: Vec<MapRegion> =
+        (0..4).flat_map(|ty| (0..4).map(move |tx| MapRegion::new(tx * 256, ty * 256, 256, 256))).collect();
+    let whole = MapRegion::new(0, 0, 1024, 1024);
+    g.throughput(Throughput::Elements(1024 * 1024));
+    g.bench_function("whole_1024_one_thread", |b| {
+        b.iter(|| one_thread.install(|| black_box(render_map(&request(whole)).unwrap().image.pixels.len())))
+    });
+    g.bench_function("tiled_16x256_one_thread", |b| {
+        b.iter(|| {
+            one_thread.install(|| {
+                black_box(tiles.iter().map(|&t| render_map(&request(t)).unwrap().image.pixels.len()).sum::<usize>())
+            })
+        })
+    });
+    g.finish();
+
+    // Paired, interleaved minima for the ratio (the machines are noisy; see docs/PERFORMANCE.md).
+    let time = |f: &dyn Fn()| {
+        let t = std::time::Instant::now();
+        f();
+        t.elapsed().as_secs_f64()
+    };
+    let (mut best_whole, mut best_tiled) = (f64::MAX, f64::MAX);
+    for _ in 0..15 {
+        best_whole = best_whole.min(time(&|| {
+            one_thread.install(|| black_box(render_map(&request(whole)).unwrap().image.pixels.len()));
+        }));
+        best_tiled = best_tiled.min(time(&|| {
+            one_thread.install(|| {
+                for &t in &tiles {
+                    black_box(render_map(&request(t)).unwrap().image.pixels.len());
+                }
+            })
+        }));
+    }
+    let px = 1024.0 * 1024.0;
+    eprintln!(
+        "cliff layer 1024², one thread: whole {:.4} µs/px, tiled 16 × 256² {:.4} µs/px, tiled/whole {:.3}",
+        best_whole * 1e6 / px,
+        best_tiled * 1e6 / px,
+        best_tiled / best_whole
+    );
+}
