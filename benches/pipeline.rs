@@ -242,7 +242,7 @@ fn reader(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, meshers, island, reader, cliffs);
+criterion_group!(benches, meshers, island, reader, cliffs, forge);
 criterion_main!(benches);
 
 /// The cliff map layer (SPEC §6) on a forged island with the `island` preset: placement (corner
@@ -318,4 +318,27 @@ fn cliffs(c: &mut Criterion) {
         best_tiled * 1e6 / px,
         best_tiled / best_whole
     );
+}
+
+/// The forge (SPEC §2, `docs/FORGE.md`): a 1024² island without erosion (target < 3 s on two
+/// cores), the same with droplet erosion (its cost is the difference), and one timed 4096² run
+/// (target < 60 s; too slow for criterion's sampling, so it is timed once and printed).
+fn forge(c: &mut Criterion) {
+    use isla::forge::{ErosionDials, ForgeDials, forge};
+    let mut g = c.benchmark_group("forge");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(1024 * 1024));
+    let plain = ForgeDials::new(7, 1024);
+    g.bench_function("island_1024", |b| b.iter(|| black_box(forge(&plain, |_| {}).unwrap().map_size)));
+    let mut eroded = plain.clone();
+    eroded.erosion = Some(ErosionDials::new(1024));
+    g.bench_function("island_1024_erosion", |b| b.iter(|| black_box(forge(&eroded, |_| {}).unwrap().map_size)));
+    g.finish();
+
+    let t = std::time::Instant::now();
+    let bp = forge(&ForgeDials::new(7, 4096), |r| {
+        eprintln!("forge 4096²: {:<8} {:>9.1} ms  {}", r.stage, r.millis, r.detail)
+    })
+    .unwrap();
+    eprintln!("forge 4096² (no erosion): {:.2} s, {} px", t.elapsed().as_secs_f64(), bp.heights_raw.len());
 }
