@@ -219,7 +219,9 @@ impl FieldSource for VulcanusFields {
     }
 }
 
-/// The fields a settings value selects.
+/// The fields a settings value selects (built once per placement, so the size spread between
+/// variants does not matter).
+#[allow(clippy::large_enum_variant)]
 pub enum PresetFields<'a> {
     Island(IslandFields<'a>),
     Nauvis(NauvisFields),

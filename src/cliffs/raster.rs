@@ -78,9 +78,9 @@ impl RgbaImage {
     #[inline]
     pub fn blend(&mut self, x: u32, y: u32, rgb: [u8; 3], alpha: f32) {
         let i = 4 * (x as usize + self.width as usize * y as usize);
-        for k in 0..3 {
+        for (k, &c) in rgb.iter().enumerate() {
             let d = self.pixels[i + k] as f32;
-            self.pixels[i + k] = (d + (rgb[k] as f32 - d) * alpha).round().clamp(0.0, 255.0) as u8;
+            self.pixels[i + k] = (d + (c as f32 - d) * alpha).round().clamp(0.0, 255.0) as u8;
         }
         self.pixels[i + 3] = 255;
     }
@@ -247,7 +247,7 @@ fn lattice_at(p: &CliffPlacement, values: &[f32], tx: i64, ty: i64) -> f32 {
 /// `elevation_0`, from the smoothed elevation the rule saw.
 pub fn paint_elevation_bands(img: &mut RgbaImage, region: &MapRegion, p: &CliffPlacement) {
     let (e0, interval) = (p.settings.elevation_0, p.settings.effective_interval());
-    if !(interval > 0.0) {
+    if interval.is_nan() || interval <= 0.0 {
         return;
     }
     for py in 0..img.height {
@@ -304,7 +304,7 @@ pub enum CliffColouring {
 /// ones darker.
 pub fn orientation_colour(o: Orientation) -> [u8; 3] {
     let id = o as u8 as f32;
-    let hue = (id * 0.61803398875).fract() * 6.0;
+    let hue = (id * 0.618_034).fract() * 6.0;
     let v = if (o as u8) < 12 { 1.0 } else { 0.6 };
     let c = v;
     let x = c * (1.0 - (hue % 2.0 - 1.0).abs());
