@@ -27,6 +27,12 @@ enum Command {
         /// Exit after this many frames (smoke tests).
         #[arg(long)]
         frames: Option<u32>,
+        /// With --frames: save a PNG of the window shortly before exiting.
+        #[arg(long, requires = "frames")]
+        screenshot: Option<PathBuf>,
+        /// Start with the debug panel open.
+        #[arg(long)]
+        panel: bool,
         /// Chunks within this distance (m) of the camera are kept resident.
         #[arg(long, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
         view_distance: f32,
@@ -154,6 +160,8 @@ fn main() -> ExitCode {
     let command = cli.command.unwrap_or(Command::Fly {
         blueprint: None,
         frames: None,
+        screenshot: None,
+        panel: false,
         view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M,
     });
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(command)));
@@ -190,13 +198,18 @@ impl From<anyhow::Error> for Failure {
 
 fn run(cmd: Command) -> Result<ExitCode, Failure> {
     match cmd {
-        Command::Fly { blueprint, frames, view_distance } => {
+        Command::Fly { blueprint, frames, screenshot, panel, view_distance } => {
             let view_distance = checked_view_distance(view_distance)?;
             let path = blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
             let (bp, path) = load(&path)?;
             let exit = isla::app::fly::run(
                 world_of(bp, &path),
-                isla::app::fly::FlyOptions { exit_after_frames: frames, view_distance_m: view_distance },
+                isla::app::fly::FlyOptions {
+                    exit_after_frames: frames,
+                    screenshot,
+                    toggles: isla::app::debug::DebugToggles { panel, ..Default::default() },
+                    view_distance_m: view_distance,
+                },
             );
             Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }

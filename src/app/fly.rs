@@ -10,11 +10,18 @@ use bevy::prelude::*;
 pub struct FlyOptions {
     /// Exit after this many frames (for smoke tests); `None` runs until the window closes.
     pub exit_after_frames: Option<u32>,
+    /// Save a screenshot of the window this many frames before exiting (needs `exit_after_frames`).
+    pub screenshot: Option<std::path::PathBuf>,
+    /// Start with these overlays (for example the panel open).
+    pub toggles: super::debug::DebugToggles,
     pub view_distance_m: f32,
 }
 
 #[derive(Resource)]
-struct ExitAfter(Option<u32>);
+struct ExitAfter(Option<u32>, Option<std::path::PathBuf>);
+
+/// Frames between the window screenshot and the exit, so the capture lands before the app ends.
+const SCREENSHOT_LEAD_FRAMES: u32 = 10;
 
 pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
     let title = format!("Isla — {}", world.name);
@@ -25,10 +32,12 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
         }))
         .add_plugins((FreeCameraPlugin, IslaScenePlugin, super::panel::DebugPanelPlugin))
         .insert_resource(world)
-        .insert_resource(ExitAfter(opts.exit_after_frames))
+        .insert_resource(ExitAfter(opts.exit_after_frames, opts.screenshot.clone()))
+        .insert_resource(opts.toggles)
         .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })
         .add_systems(Startup, spawn_camera)
         .add_systems(Update, (exit_after, show_loading, preset_keys, sun_keys))
+        .add_systems(PostStartup, software_renderer_msaa_off)
         .run()
 }
 
@@ -61,8 +70,15 @@ fn show_loading(
     }
 }
 
-fn exit_after(mut frames: Local<u32>, limit: Res<ExitAfter>, mut exit: MessageWriter<AppExit>) {
+fn exit_after(mut commands: Commands, mut frames: Local<u32>, limit: Res<ExitAfter>, mut exit: MessageWriter<AppExit>) {
     *frames += 1;
+    if let (Some(n), Some(path)) = (limit.0, &limit.1)
+        && *frames + SCREENSHOT_LEAD_FRAMES == n.max(SCREENSHOT_LEAD_FRAMES + 1)
+    {
+        use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+        info!("fly: saving a screenshot of the window to {}", path.display());
+        commands.spawn(Screenshot::primary_window()).observe(save_to_disk(path.clone()));
+    }
     if let Some(n) = limit.0
         && *frames >= n
     {
@@ -124,5 +140,21 @@ fn sun_keys(
     let to_sun = super::scene::sun_direction(s.elevation_deg, s.azimuth_deg);
     for mut t in &mut lights {
         *t = Transform::default().looking_to(-to_sun, Vec3::Y);
+    }
+}
+
+/// On a software rasteriser (Mesa's lavapipe) 4× MSAA quadruples the fragment work of every frame;
+/// turn it off there so the flight stays usable on machines without a GPU.
+fn software_renderer_msaa_off(
+    adapter: Option<Res<bevy::render::renderer::RenderAdapterInfo>>,
+    mut cams: Query<&mut Msaa, With<Camera3d>>,
+) {
+    let Some(info) = adapter else { return };
+    // wgpu's DeviceType is not re-exported by Bevy; its Debug name is stable ("Cpu").
+    if format!("{:?}", info.device_type) == "Cpu" {
+        for mut m in &mut cams {
+            *m = Msaa::Off;
+        }
+        info!("fly: software renderer ({}): MSAA off", info.name);
     }
 }
