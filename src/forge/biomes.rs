@@ -11,6 +11,8 @@ const MOISTURE_SEED_OFFSET: i32 = 104_729;
 const TEMPERATURE_SEED_OFFSET: i32 = 104_743;
 /// Classify height below which dry land is beach, metres above sea.
 pub const BEACH_M: f32 = 2.5;
+/// Snow caps the upper part of the spire band (fraction of the way from its knot to the summit).
+const SNOW_SPIRE_FRACTION: f32 = 0.4;
 /// Temperature lost from sea level to the seed's summit (0..1 scale).
 const LAPSE: f32 = 0.45;
 
@@ -44,8 +46,8 @@ pub fn assign(
                     let m = moist.get([u as f64 * 2.5, v as f64 * 2.5]) as f32;
                     if e < BEACH_M {
                         Biome::Beach
-                    } else if e >= k5 {
-                        if t < 0.45 { Biome::Snow } else { Biome::Mountain }
+                    } else if e >= k5 + SNOW_SPIRE_FRACTION * (curve.max_m - k5) && t < 0.45 {
+                        Biome::Snow
                     } else if e >= k4 {
                         Biome::Mountain
                     } else if e >= k3 {

@@ -70,7 +70,7 @@ fn hillshade(bp: &Blueprint, x: usize, y: usize) -> f32 {
     let gx = (h(x + 1, y) - h(x.saturating_sub(1), y)) / (2.0 * bp.params.metres_per_pixel);
     let gy = (h(x, y + 1) - h(x, y.saturating_sub(1))) / (2.0 * bp.params.metres_per_pixel);
     // Light from the north-west, 45° up.
-    let (lx, ly, lz) = (-0.5f32, -0.5f32, 0.7071f32);
+    let (lx, ly, lz) = (-0.5f32, -0.5f32, std::f32::consts::FRAC_1_SQRT_2);
     let len = (gx * gx + gy * gy + 1.0).sqrt();
     let dot = (-gx * lx - gy * ly + lz) / len;
     0.35 + 0.65 * dot.clamp(0.0, 1.0)
