@@ -45,6 +45,12 @@ enum Command {
         size: u32,
         #[arg(long, default_value_t = 4.0)]
         metres_per_pixel: f32,
+        /// Run the droplet hydraulic erosion (recorded in EROS).
+        #[arg(long)]
+        erosion: bool,
+        /// Also write PNG snapshots (height, biomes, water, depth) to this folder.
+        #[arg(long)]
+        snapshots: Option<PathBuf>,
         #[arg(long)]
         out: PathBuf,
     },
@@ -90,6 +96,12 @@ enum Command {
         /// Colour the water over shoreline-seam columns.
         #[arg(long)]
         seam_highlight: bool,
+        /// Camera position in metres `X,Y,Z` (overrides --preset; needs --look-at).
+        #[arg(long, value_parser = parse_xyz, requires = "look_at")]
+        look_from: Option<[f32; 3]>,
+        /// Point the camera looks at, metres `X,Y,Z`. Looking straight down, east is up in the frame.
+        #[arg(long, value_parser = parse_xyz, requires = "look_from")]
+        look_at: Option<[f32; 3]>,
         /// Sun elevation above the horizon, degrees.
         #[arg(long, default_value_t = isla::app::scene::SUN_ELEVATION_DEG)]
         sun_elevation: f32,
@@ -100,6 +112,28 @@ enum Command {
         #[arg(long, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
         view_distance: f32,
     },
+    /// Render the in-game map headless to a PNG: terrain, water, cliffs and other layers.
+    Map {
+        blueprint: PathBuf,
+        /// Comma-separated layers: terrain, water-bodies, bands, cliffiness, grid, cliffs,
+        /// cliffs-by-orientation, towns, camera, all, none.
+        #[arg(long, default_value = "terrain,cliffs")]
+        layers: String,
+        /// Cliff generator preset: island, nauvis or vulcanus.
+        #[arg(long, default_value = "island")]
+        preset: String,
+        #[arg(long)]
+        out: PathBuf,
+        /// Region in blueprint pixels `X,Y,W,H` (default: the whole map).
+        #[arg(long)]
+        region: Option<String>,
+        /// Blueprint pixels per image pixel (1 = full resolution).
+        #[arg(long, default_value_t = 1)]
+        scale: u32,
+        /// Print placed cliffs per orientation, corner evaluations and time per pixel.
+        #[arg(long)]
+        stats: bool,
+    },
     /// Dump the per-column data of the chunk holding blueprint pixel X,Y.
     Chunk {
         blueprint: PathBuf,
@@ -109,6 +143,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+fn parse_xyz(s: &str) -> Result<[f32; 3], String> {
+    let v: Vec<f32> =
+        s.split(',').map(|p| p.trim().parse::<f32>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    match v.as_slice() {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok([*x, *y, *z]),
+        _ => Err("expected X,Y,Z in metres".into()),
+    }
 }
 
 fn parse_xy(s: &str) -> Result<(u32, u32), String> {
@@ -213,15 +256,29 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
             );
             Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Forge { seed, size, metres_per_pixel, out } => {
+        Command::Forge { seed, size, metres_per_pixel, erosion, snapshots, out } => {
+            if !(blueprint::MIN_MAP_SIZE..=blueprint::MAX_MAP_SIZE).contains(&size) {
+                return Err(BadInput(anyhow::anyhow!("--size {size} is outside 32..=16384")).into());
+            }
+            if !(metres_per_pixel.is_finite() && metres_per_pixel > 0.0) {
+                return Err(BadInput(anyhow::anyhow!("--metres-per-pixel must be positive")).into());
+            }
             let mut dials = isla::forge::ForgeDials::new(seed, size);
             dials.metres_per_pixel = metres_per_pixel;
+            if erosion {
+                dials.erosion = Some(isla::forge::ErosionDials::new(size));
+            }
             let t = std::time::Instant::now();
             let bp =
                 isla::forge::forge(&dials, |r| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail))
                     .map_err(BadInput)?;
             blueprint::write_file_atomic(&out, &bp).map_err(|e| Failure::Other(anyhow::anyhow!("{e}")))?;
             eprintln!("forge: wrote {} ({}², seed {seed}) in {:.2} s", out.display(), size, t.elapsed().as_secs_f64());
+            if let Some(dir) = snapshots {
+                std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+                isla::forge::snapshots(&bp, &dir)?;
+                eprintln!("forge: snapshots in {}", dir.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Info { blueprint, json } => {
@@ -249,11 +306,16 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
             seam_highlight,
             sun_elevation,
             sun_azimuth,
+            look_from,
+            look_at,
             view_distance,
         } => {
             let view_distance_m = checked_view_distance(view_distance)?;
             if !(0.0..=90.0).contains(&sun_elevation) || !sun_azimuth.is_finite() {
-                return Err(BadInput(anyhow::anyhow!("--sun-elevation must be 0..=90 degrees and --sun-azimuth finite")).into());
+                return Err(BadInput(anyhow::anyhow!(
+                    "--sun-elevation must be 0..=90 degrees and --sun-azimuth finite"
+                ))
+                .into());
             }
             let (bp, path) = load(&blueprint)?;
             let toggles = isla::app::debug::DebugToggles {
@@ -267,8 +329,22 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
                 seam_highlight,
                 ..Default::default()
             };
-            let sun = isla::app::scene::SunSettings { elevation_deg: sun_elevation, azimuth_deg: sun_azimuth, shadows: !no_shadows };
-            let opts = isla::app::shot::ShotOptions { width, height, preset, toggles, sun, view_distance_m, ..Default::default() };
+            let sun = isla::app::scene::SunSettings {
+                elevation_deg: sun_elevation,
+                azimuth_deg: sun_azimuth,
+                shadows: !no_shadows,
+            };
+            let camera = look_from.zip(look_at).map(|(f, a)| isla::app::camera::look(f.into(), a.into()));
+            let opts = isla::app::shot::ShotOptions {
+                width,
+                height,
+                preset,
+                camera,
+                toggles,
+                sun,
+                view_distance_m,
+                ..Default::default()
+            };
             let t = std::time::Instant::now();
             let img = isla::app::shot::render(world_of(bp, &path), &opts)?;
             isla::app::shot::save_png(&img, &out)?;
@@ -277,6 +353,62 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
                 out.display(),
                 t.elapsed().as_secs_f64()
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Map { blueprint, layers, preset, out, region, scale, stats } => {
+            use isla::cliffs::{CliffPreset, CliffSettings, MapLayers, MapRegion, MapRequest, render_map, write_png};
+            let (bp, _) = load(&blueprint)?;
+            let layers = MapLayers::parse(&layers).map_err(|e| BadInput(anyhow::anyhow!("--layers: {e}")))?;
+            let preset = CliffPreset::from_name(&preset).ok_or_else(|| {
+                BadInput(anyhow::anyhow!("--preset: unknown preset '{preset}' (island, nauvis, vulcanus)"))
+            })?;
+            let region = match region {
+                Some(r) => MapRegion::parse(&r).map_err(|e| BadInput(anyhow::anyhow!("--region: {e}")))?,
+                None => MapRegion::whole(&bp),
+            };
+            if scale == 0 || scale > 64 {
+                return Err(BadInput(anyhow::anyhow!("--scale must be 1..=64")).into());
+            }
+            let region = region.scaled(scale);
+            let req = MapRequest {
+                blueprint: Some(&bp),
+                water: None,
+                settings: CliffSettings::for_blueprint(preset, &bp),
+                region,
+                layers,
+                camera: None,
+            };
+            let t = std::time::Instant::now();
+            let render = render_map(&req).map_err(|e| Failure::Other(anyhow::anyhow!("{e}")))?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            write_png(&out, &render.image)?;
+            let px = render.image.width as f64 * render.image.height as f64;
+            eprintln!(
+                "map: wrote {} ({}×{} px, preset {}) in {ms:.1} ms ({:.4} µs per pixel)",
+                out.display(),
+                render.image.width,
+                render.image.height,
+                preset.name(),
+                ms * 1e3 / px
+            );
+            if stats && let Some(s) = render.stats() {
+                println!(
+                    "cliffs placed: {} ({} rejected by water, {} edges repaired, {} chunks restarted, {} abandoned)",
+                    s.placed, s.rejected_by_water, s.repaired_edges, s.chunks_restarted, s.chunks_abandoned
+                );
+                for o in isla::cliffs::Orientation::ALL {
+                    let n = s.placed_per_orientation[o as usize];
+                    if n > 0 {
+                        println!("  {:<14} {n}", o.name());
+                    }
+                }
+                println!("corner evaluations: {}", s.corner_evaluations);
+                println!(
+                    "placement time: {:.2} ms, {:.4} µs per pixel of the map",
+                    s.elapsed_ms,
+                    s.elapsed_ms * 1e3 / px
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Chunk { blueprint, at, json } => {

@@ -3,8 +3,8 @@
 use isla::blueprint::{self, OCEAN_BODY_ID, water_level};
 use isla::forge::{self, ErosionDials, ForgeDials, SEA_LEVEL_RAW};
 
-/// The repository's 1024² island and the seed it was forged from (`blueprints/island-1024.json`).
-const ISLAND_1024: &str = "blueprints/island-1024.dat";
+/// The repository's 1024² island and the seed it was forged from (`blueprints/default.json`).
+const DEFAULT_ISLAND: &str = "blueprints/default.dat";
 const ISLAND_1024_SEED: i32 = 7;
 
 fn forged(seed: i32, size: u32) -> forge::Forged {
@@ -227,7 +227,7 @@ fn land_in_the_middle_and_deep_water_at_the_edges() {
 }
 
 /// SPEC §2 "the repository keeps a default blueprint that the forge reproduces byte-for-byte from
-/// its recorded seed": `blueprints/island-1024.dat` from `ForgeDials::new(7, 1024)`.
+/// its recorded seed": `blueprints/default.dat` from `ForgeDials::new(7, 1024)`.
 #[test]
 fn island_1024_is_reproduced_byte_for_byte() {
     let t = std::time::Instant::now();
@@ -235,27 +235,26 @@ fn island_1024_is_reproduced_byte_for_byte() {
     let f = forge::forge_full(&dials, |_| {}).unwrap();
     let bytes = blueprint::to_bytes(&f.blueprint).unwrap();
     eprintln!("forged 1024² in {:.2} s", t.elapsed().as_secs_f64());
-    let path = repo(ISLAND_1024);
+    let path = repo(DEFAULT_ISLAND);
     if std::env::var_os("ISLA_BLESS").is_some() {
         blueprint::write_bytes_atomic(&path, &bytes).unwrap();
         let record = serde_json::json!({
             "seed": dials.seed,
             "size": dials.size,
-            "command": format!("isla forge --seed {} --size 1024 --out {ISLAND_1024}", dials.seed),
+            "command": format!("isla forge --seed {} --size 1024 --out {DEFAULT_ISLAND}", dials.seed),
             "note": "every dial is ForgeDials::new(seed, 1024)'s default; listed as applied",
             "dials": dials,
             "summary": f.summary,
             "crater": f.crater,
         });
         let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
-        blueprint::write_bytes_atomic(&repo("blueprints/island-1024.json"), text.as_bytes()).unwrap();
-        forge::snapshots(&blueprint::read_bytes(&bytes).unwrap(), std::path::Path::new("/tmp/forge/island-1024"))
-            .unwrap();
+        blueprint::write_bytes_atomic(&repo("blueprints/default.json"), text.as_bytes()).unwrap();
+        forge::snapshots(&blueprint::read_bytes(&bytes).unwrap(), std::path::Path::new("/tmp/forge/default")).unwrap();
     }
-    let committed = std::fs::read(&path).expect("blueprints/island-1024.dat (re-bless with ISLA_BLESS=1)");
-    assert!(committed == bytes, "forge output differs from {ISLAND_1024}");
+    let committed = std::fs::read(&path).expect("blueprints/default.dat (re-bless with ISLA_BLESS=1)");
+    assert!(committed == bytes, "forge output differs from {DEFAULT_ISLAND}");
     let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(repo("blueprints/island-1024.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(repo("blueprints/default.json")).unwrap()).unwrap();
     assert_eq!(json["seed"], ISLAND_1024_SEED);
     assert_eq!(json["size"], 1024);
 }

@@ -40,7 +40,7 @@ impl CameraPreset {
             CameraPreset::Overview => {
                 // Pitched about 19° down with a 55° field of view: the horizon and sky fill the top
                 // of the frame, the whole island the rest.
-                let eye = centre + Vec3::new(0.85 * extent, 0.35 * extent, 0.55 * extent);
+                let eye = centre + Vec3::new(0.62 * extent, 0.27 * extent, 0.42 * extent);
                 Transform::from_translation(eye).looking_at(centre, Vec3::Y)
             }
             CameraPreset::Coast => {
@@ -89,6 +89,14 @@ impl CameraPreset {
             }
         }
     }
+}
+
+/// A camera at `from` looking at `at`. Looking (nearly) straight down, east (+X) is up in the
+/// frame; otherwise the world's up is.
+pub fn look(from: Vec3, at: Vec3) -> Transform {
+    let dir = (at - from).normalize_or(Vec3::NEG_Y);
+    let up = if dir.dot(Vec3::NEG_Y) > 0.99 { Vec3::X } else { Vec3::Y };
+    Transform::from_translation(from).looking_at(at, up)
 }
 
 fn sea_level_m(src: &WorldSource) -> f32 {

@@ -37,6 +37,6 @@ impl Plugin for IslaScenePlugin {
             scene::SunPlugin,
             debug::DebugTogglesPlugin,
         ))
-            .add_systems(Update, shot::underwater_fog);
+        .add_systems(Update, shot::underwater_fog);
     }
 }

@@ -38,7 +38,11 @@ impl Plugin for DebugPanelPlugin {
     }
 }
 
-fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut t: ResMut<DebugToggles>, wants: Option<Res<bevy_egui::input::EguiWantsInput>>) {
+fn toggle_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut t: ResMut<DebugToggles>,
+    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
+) {
     if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
         return;
     }
@@ -128,10 +132,8 @@ fn panel_ui(
         });
         ui.separator();
         ui.heading("Stats");
-        let frame_ms = diagnostics
-            .get(&FrameTimeDiagnosticsPlugin::FRAME_TIME)
-            .and_then(|d| d.smoothed())
-            .unwrap_or(0.0);
+        let frame_ms =
+            diagnostics.get(&FrameTimeDiagnosticsPlugin::FRAME_TIME).and_then(|d| d.smoothed()).unwrap_or(0.0);
         ui.label(format!("frame time {frame_ms:.1} ms"));
         ui.label(format!(
             "chunks: {} resident, {} building, {} queued{}",
@@ -146,7 +148,14 @@ fn panel_ui(
         if let Some((cam, _)) = cams.iter().next() {
             let p = cam.translation;
             let col = world.source.layout.column_m;
-            ui.label(format!("camera {:.0}, {:.0}, {:.0} m  (pixel {:.0}, {:.0})", p.x, p.y, p.z, p.x / col, p.z / col));
+            ui.label(format!(
+                "camera {:.0}, {:.0}, {:.0} m  (pixel {:.0}, {:.0})",
+                p.x,
+                p.y,
+                p.z,
+                p.x / col,
+                p.z / col
+            ));
         }
     });
     if t != *toggles {

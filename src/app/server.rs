@@ -63,12 +63,13 @@ pub struct StreamSettings {
     pub max_batches: usize,
 }
 
-/// Default view distance: the shadow reach of SPEC §5.
-pub const DEFAULT_VIEW_DISTANCE_M: f32 = 3000.0;
+/// Default view distance: enough to hold a 4 km island (the default blueprint) whole from the
+/// overview, and beyond the shadow reach of SPEC §5.
+pub const DEFAULT_VIEW_DISTANCE_M: f32 = 7000.0;
 
 impl Default for StreamSettings {
     fn default() -> Self {
-        Self { view_distance_m: DEFAULT_VIEW_DISTANCE_M, batch_size: 24, max_batches: 2 }
+        Self { view_distance_m: DEFAULT_VIEW_DISTANCE_M, batch_size: 64, max_batches: 2 }
     }
 }
 
@@ -139,13 +140,14 @@ fn build_batch(src: &crate::world::WorldSource, coords: &[ChunkCoord], style: Me
         .map_init(
             || Mesher::with_shading(style.shading),
             |mesher, &coord| {
-            let mut data = build_chunk(src, coord);
-            let mut buffers = ChunkBuffers::default();
-            mesher.mesh_chunk(&data, &mut buffers.terrain);
-            mesh_water_styled(&data, style.highlight_seam, &mut buffers.water);
-            data.release_voxels();
-            BuiltChunk { coord, data, buffers }
-        })
+                let mut data = build_chunk(src, coord);
+                let mut buffers = ChunkBuffers::default();
+                mesher.mesh_chunk(&data, &mut buffers.terrain);
+                mesh_water_styled(&data, style.highlight_seam, &mut buffers.water);
+                data.release_voxels();
+                BuiltChunk { coord, data, buffers }
+            },
+        )
         .collect()
 }
 
@@ -266,8 +268,7 @@ fn collect_builds(
         if loading.first_ring.remove(&b.coord) {
             loading.done += 1;
         }
-        let height_range_m =
-            b.data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
+        let height_range_m = b.data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
         let e = commands
             .spawn((
                 Chunk { coord: b.coord, data: Arc::new(b.data), triangles, height_range_m },

@@ -23,6 +23,8 @@ pub struct ShotOptions {
     pub width: u32,
     pub height: u32,
     pub preset: CameraPreset,
+    /// An explicit camera, overriding the preset.
+    pub camera: Option<Transform>,
     /// Overlays and view switches, as the flight's debug panel has them.
     pub toggles: super::debug::DebugToggles,
     pub sun: SunSettings,
@@ -37,6 +39,7 @@ impl Default for ShotOptions {
             width: 480,
             height: 270,
             preset: CameraPreset::Overview,
+            camera: None,
             toggles: super::debug::DebugToggles::default(),
             sun: SunSettings::default(),
             warmup_frames: 3,
@@ -145,7 +148,13 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
     .insert_resource(SunSettings { shadows: opts.toggles.shadows, ..opts.sun })
     .insert_resource(SkySettings { enabled: opts.toggles.sky })
     .insert_resource(opts.toggles)
-    .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })
+    // A shot waits for every chunk anyway: build them in big batches so fewer frames are
+    // rendered on the way (each frame costs real time on a software renderer).
+    .insert_resource(super::server::StreamSettings {
+        view_distance_m: opts.view_distance_m,
+        batch_size: 512,
+        max_batches: 2,
+    })
     .add_plugins(IslaScenePlugin);
 
     while app.plugins_state() == PluginsState::Adding {
@@ -158,7 +167,11 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
     target.texture_descriptor.usage |= TextureUsages::COPY_SRC;
     let handle = app.world_mut().resource_mut::<Assets<Image>>().add(target);
     let cam = camera_bundle(&world, opts.preset);
-    app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::server::Viewer));
+    let mut e =
+        app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::server::Viewer));
+    if let Some(t) = opts.camera {
+        e.insert(t);
+    }
 
     // Pump frames until every chunk in view is built and uploaded, then a few more so pipelines
     // and shadow maps settle. Bounded: a stuck build is an error, not a hang.

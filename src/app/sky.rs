@@ -23,7 +23,7 @@ pub const SUN_CURVE: f32 = 0.15;
 pub const HORIZON_HAZE: f32 = 3.0 / 90.0;
 pub const SUN_DISC_RGB: [f32; 3] = [1.0, 0.97, 0.90];
 /// Dome radius: beyond the terrain, inside the camera's culling range.
-pub const DOME_RADIUS_M: f32 = 20_000.0;
+pub const DOME_RADIUS_M: f32 = 100_000.0;
 
 /// Godot-style ease for 0 < c < 1: fast rise, long tail (1 − (1 − t)^(1/c)).
 fn ease_out(t: f32, c: f32) -> f32 {
