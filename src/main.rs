@@ -33,6 +33,9 @@ enum Command {
         /// Start with the debug panel open.
         #[arg(long)]
         panel: bool,
+        /// Start with the map window open.
+        #[arg(long)]
+        map: bool,
         /// Chunks within this distance (m) of the camera are kept resident.
         #[arg(long, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
         view_distance: f32,
@@ -205,6 +208,7 @@ fn main() -> ExitCode {
         frames: None,
         screenshot: None,
         panel: false,
+        map: false,
         view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M,
     });
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(command)));
@@ -241,7 +245,7 @@ impl From<anyhow::Error> for Failure {
 
 fn run(cmd: Command) -> Result<ExitCode, Failure> {
     match cmd {
-        Command::Fly { blueprint, frames, screenshot, panel, view_distance } => {
+        Command::Fly { blueprint, frames, screenshot, panel, map, view_distance } => {
             let view_distance = checked_view_distance(view_distance)?;
             let path = blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
             let (bp, path) = load(&path)?;
@@ -250,7 +254,7 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
                 isla::app::fly::FlyOptions {
                     exit_after_frames: frames,
                     screenshot,
-                    toggles: isla::app::debug::DebugToggles { panel, ..Default::default() },
+                    toggles: isla::app::debug::DebugToggles { panel, map, ..Default::default() },
                     view_distance_m: view_distance,
                 },
             );

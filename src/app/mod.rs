@@ -7,6 +7,7 @@ pub mod camera;
 pub mod chunks;
 pub mod debug;
 pub mod fly;
+pub mod map;
 pub mod panel;
 pub mod scene;
 pub mod server;

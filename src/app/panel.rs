@@ -34,7 +34,7 @@ impl Plugin for DebugPanelPlugin {
         }
         app.add_plugins(EguiPlugin::default())
             .add_systems(Update, (toggle_keys, gate_camera_input))
-            .add_systems(EguiPrimaryContextPass, panel_ui);
+            .add_systems(EguiPrimaryContextPass, (panel_ui, super::map::map_ui));
     }
 }
 
