@@ -258,22 +258,3 @@ fn island_1024_is_reproduced_byte_for_byte() {
     assert_eq!(json["seed"], ISLAND_1024_SEED);
     assert_eq!(json["size"], 1024);
 }
-
-/// Development aid, not a check: `ISLA_SEED=N ISLA_SIZE=N cargo test --test forge explore -- --ignored --nocapture`
-/// forges one island and writes its snapshots under `/tmp/forge/<seed>-<size>/`.
-#[test]
-#[ignore]
-fn explore() {
-    let seed: i32 = std::env::var("ISLA_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
-    let size: u32 = std::env::var("ISLA_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(1024);
-    let mut dials = ForgeDials::new(seed, size);
-    if std::env::var_os("ISLA_EROSION").is_some() {
-        dials.erosion = Some(ErosionDials::new(size));
-    }
-    let f =
-        forge::forge_full(&dials, |r| eprintln!("forge: {:<8} {:>8.1} ms  {}", r.stage, r.millis, r.detail)).unwrap();
-    let dir = std::path::PathBuf::from(format!("/tmp/forge/{seed}-{size}"));
-    forge::snapshots(&f.blueprint, &dir).unwrap();
-    blueprint::write_file_atomic(&dir.join("island.dat"), &f.blueprint).unwrap();
-    eprintln!("{}", serde_json::to_string(&f.summary).unwrap());
-}

@@ -1,0 +1,162 @@
+//! Screenshot tests (SPEC §8): headless renders from each camera preset compared with committed
+//! references under a perceptual metric, plus assertions that hold whatever the references are.
+//!
+//! - References live in `tests/screenshots/*.png`; thresholds and how they were chosen are in
+//!   `tests/screenshots/README.md`.
+//! - On a mismatch the actual image and a difference image are written to
+//!   `target/screenshot-failures/` and the failure names both.
+//! - `ISLA_BLESS=1 cargo test --test screenshots` rewrites the references. Look at every blessed
+//!   image before committing it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Minimum hybrid similarity (image-compare's MSSIM/RMS hybrid, 1.0 = identical) to the reference.
+const SIMILARITY_MIN: f64 = 0.97;
+const W: u32 = 160;
+const H: u32 = 90;
+const SMALL: &str = "blueprints/small.dat";
+
+fn repo(p: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn render(blueprint: &str, args: &[&str], name: &str) -> image::RgbImage {
+    let dir = repo("target/screenshot-output");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("{name}.png"));
+    let run = Command::new(env!("CARGO_BIN_EXE_isla"))
+        .args(["shot", blueprint, "--width", &W.to_string(), "--height", &H.to_string(), "--out"])
+        .arg(&out)
+        .args(args)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "isla shot {name}: {}", String::from_utf8_lossy(&run.stderr));
+    image::open(&out).unwrap().to_rgb8()
+}
+
+fn similarity(a: &image::RgbImage, b: &image::RgbImage) -> image_compare::Similarity {
+    image_compare::rgb_hybrid_compare(a, b).expect("same dimensions")
+}
+
+/// Compare with the committed reference (or bless it).
+fn check_reference(name: &str, actual: &image::RgbImage) {
+    let reference = repo(&format!("tests/screenshots/{name}.png"));
+    if std::env::var("ISLA_BLESS").is_ok_and(|v| v == "1") {
+        actual.save(&reference).unwrap();
+        eprintln!("blessed {}", reference.display());
+        return;
+    }
+    let expected = image::open(&reference)
+        .unwrap_or_else(|e| {
+            panic!("no reference {} ({e}); bless with ISLA_BLESS=1 after looking at it", reference.display())
+        })
+        .to_rgb8();
+    assert_eq!(expected.dimensions(), actual.dimensions(), "{name}: size differs from the reference");
+    let sim = similarity(&expected, actual);
+    if sim.score < SIMILARITY_MIN {
+        let dir = repo("target/screenshot-failures");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, d) = (dir.join(format!("{name}.actual.png")), dir.join(format!("{name}.diff.png")));
+        actual.save(&a).unwrap();
+        sim.image.to_color_map().save(&d).unwrap();
+        panic!(
+            "{name}: similarity {:.4} < {SIMILARITY_MIN} to {}\n  actual: {}\n  difference: {}",
+            sim.score,
+            reference.display(),
+            a.display(),
+            d.display()
+        );
+    }
+}
+
+fn luma(p: &image::Rgb<u8>) -> f32 {
+    0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
+}
+
+#[test]
+fn presets_match_their_references() {
+    for preset in ["overview", "coast", "crater", "underwater"] {
+        let img = render(SMALL, &["--preset", preset], &format!("small-{preset}"));
+        check_reference(&format!("small-{preset}"), &img);
+    }
+    let img = render("blueprints/default.dat", &["--preset", "overview"], "default-overview");
+    check_reference("default-overview", &img);
+}
+
+#[test]
+fn rendering_the_same_preset_twice_is_repeatable() {
+    let a = render(SMALL, &["--preset", "coast"], "repeat-a");
+    let b = render(SMALL, &["--preset", "coast"], "repeat-b");
+    let s = similarity(&a, &b).score;
+    assert!(s >= SIMILARITY_MIN, "two renders of one preset differ: similarity {s:.4}");
+}
+
+/// A camera straight above a point, east up in the frame.
+fn top_down(x_m: f32, z_m: f32, height_m: f32) -> Vec<String> {
+    vec!["--look-from".into(), format!("{x_m},{height_m},{z_m}"), "--look-at".into(), format!("{x_m},0,{z_m}")]
+}
+
+#[test]
+fn shallow_water_is_lighter_than_deep_water_along_a_transect() {
+    // From the middle of the island eastwards to the first ocean pixel, then look straight down
+    // at a point 40 columns further out: east (offshore) is up in the frame, the shore below.
+    let bp = isla::blueprint::read_file(&repo(SMALL)).unwrap();
+    let n = bp.map_size;
+    let ids = &bp.water.as_ref().unwrap().body_ids;
+    let y = n / 2;
+    let coast = (n / 2..n).find(|&x| ids[bp.index(x, y)] == 1).expect("ocean east of the centre");
+    let m = bp.params.metres_per_pixel;
+    let args = top_down((coast + 40) as f32 * m, y as f32 * m, 1800.0);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let img = render(SMALL, &args, "transect");
+    // Water pixels of the centre column, from the shore (bottom) out to sea (top).
+    let water: Vec<f32> = (0..H)
+        .rev()
+        .map(|yy| *img.get_pixel(W / 2, yy))
+        .filter(|p| p[2] as i32 > p[0] as i32 + 15)
+        .map(|p| luma(&p))
+        .collect();
+    assert!(water.len() > (H as usize) / 2, "the transect is mostly water: {} px", water.len());
+    let third = water.len() / 3;
+    let near: f32 = water[..third].iter().sum::<f32>() / third as f32;
+    let far: f32 = water[water.len() - third..].iter().sum::<f32>() / third as f32;
+    assert!(
+        near > far + 10.0,
+        "shallow water near the shore (luma {near:.0}) is lighter than deep water offshore ({far:.0})"
+    );
+}
+
+#[test]
+fn the_crater_seam_ring_is_drawn_wet() {
+    // Straight down over the crater: with the seam highlight, the shoreline-seam columns turn
+    // magenta — only inside the crater — and without it the same pixels are water-coloured.
+    let bp = isla::blueprint::read_file(&repo(SMALL)).unwrap();
+    let p = bp.params;
+    assert!(p.crater_radius > 0.0, "small.dat has a crater");
+    let (cx, cz, r) =
+        (p.crater_x * p.metres_per_pixel, p.crater_y * p.metres_per_pixel, p.crater_radius * p.metres_per_pixel);
+    let args = top_down(cx, cz, r * 2.2);
+    let mut hl: Vec<&str> = args.iter().map(String::as_str).collect();
+    let plain = render(SMALL, &hl, "crater-plain");
+    hl.push("--seam-highlight");
+    let highlighted = render(SMALL, &hl, "crater-seam");
+    let magenta = |q: &image::Rgb<u8>| q[0] as i32 > q[1] as i32 + 60 && q[2] as i32 > q[1] as i32 + 40;
+    let ring: Vec<(u32, u32)> =
+        highlighted.enumerate_pixels().filter(|(_, _, q)| magenta(q)).map(|(x, y, _)| (x, y)).collect();
+    assert!(ring.len() > 20, "seam columns highlighted: {} px", ring.len());
+    assert!(plain.pixels().filter(|q| magenta(q)).count() == 0, "no magenta without the highlight");
+    // Inside the crater: the frame spans ±1.15 r vertically around the crater's centre.
+    let px_per_m = H as f32 / (2.0 * (r * 2.2) * (55f32.to_radians() / 2.0).tan());
+    for &(x, y) in &ring {
+        let d = (((x as f32 - W as f32 / 2.0).powi(2) + (y as f32 - H as f32 / 2.0).powi(2)).sqrt()) / px_per_m;
+        assert!(d <= r * 1.1, "highlighted pixel ({x}, {y}) lies {d:.0} m from the crater centre (radius {r:.0} m)");
+    }
+    let wet = ring.iter().filter(|&&(x, y)| {
+        // Teal or blue: water, not sand, grass or rock.
+        let q = plain.get_pixel(x, y);
+        q[1] as i32 > q[0] as i32 + 12 && q[2] as i32 > q[0] as i32 + 5
+    });
+    assert!(wet.count() * 10 >= ring.len() * 9, "the seam ring is water without the highlight");
+}
