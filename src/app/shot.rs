@@ -200,11 +200,31 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
             break;
         }
     }
+    log_view_stats(app.world_mut());
     let img = captured.lock().expect("capture lock").take().context("the renderer never delivered the frame")?;
     let data = img.data.context("captured frame has no pixel data")?;
     let rgba =
         image::RgbaImage::from_raw(opts.width, opts.height, data).context("captured frame has the wrong size")?;
     Ok(rgba)
+}
+
+/// One line: meshes and terrain triangles the camera's frustum kept (after culling).
+fn log_view_stats(world: &mut World) {
+    use bevy::camera::visibility::ViewVisibility;
+    let mut q = world.query::<(&ViewVisibility, Option<&super::server::Chunk>, Has<super::chunks::ChunkWaterSheet>)>();
+    let (mut meshes, mut terrain, mut sheets, mut tris) = (0u32, 0u32, 0u32, 0u64);
+    for (v, chunk, sheet) in q.iter(world) {
+        if !v.get() {
+            continue;
+        }
+        meshes += 1;
+        if let Some(c) = chunk {
+            terrain += 1;
+            tris += c.triangles as u64;
+        }
+        sheets += sheet as u32;
+    }
+    info!("shot: in view: {meshes} meshes ({terrain} terrain chunks, {sheets} water sheets), {tris} terrain triangles");
 }
 
 /// Write a PNG atomically (temporary file, then rename).
