@@ -450,3 +450,35 @@ fn shadows_toggle_brightens_the_shadowed_side() {
     assert!(brighter > 1000, "turning shadows off brightened only {brighter} of 14400 pixels");
     assert!(brighter > 5 * darker, "and darkened {darker}: the change is the shadows, not noise");
 }
+
+#[test]
+fn map_renders_headless_with_layers_and_stats() {
+    let out = out_dir().join("map-small.png");
+    let run = isla()
+        .args(["map", "blueprints/small.dat", "--layers", "terrain,cliffs-by-orientation,grid,towns", "--stats", "--out"])
+        .arg(&out)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success(), "{stderr}");
+    let img = image::open(&out).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (256, 256), "one pixel per blueprint pixel by default");
+    assert!(stdout.contains("cliffs placed:") && stdout.contains("corner evaluations: 4225"), "{stdout}");
+    assert!(stderr.contains("µs per pixel"), "{stderr}");
+    // A region at half resolution.
+    let half = out_dir().join("map-region.png");
+    let run = isla()
+        .args(["map", "blueprints/small.dat", "--region", "64,64,128,64", "--scale", "2", "--out"])
+        .arg(&half)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(image::open(&half).unwrap().dimensions(), (64, 32));
+    // Bad input: exit code 2, one line.
+    for bad in [&["--layers", "lava"][..], &["--preset", "mars"][..], &["--region", "1,2,3"][..]] {
+        let run = isla().args(["map", "blueprints/small.dat", "--out", "/tmp/never.png"]).args(bad).current_dir(repo("")).output().unwrap();
+        assert_eq!(run.status.code(), Some(2), "{bad:?}: {}", String::from_utf8_lossy(&run.stderr));
+    }
+}
