@@ -455,7 +455,14 @@ fn shadows_toggle_brightens_the_shadowed_side() {
 fn map_renders_headless_with_layers_and_stats() {
     let out = out_dir().join("map-small.png");
     let run = isla()
-        .args(["map", "blueprints/small.dat", "--layers", "terrain,cliffs-by-orientation,grid,towns", "--stats", "--out"])
+        .args([
+            "map",
+            "blueprints/small.dat",
+            "--layers",
+            "terrain,cliffs-by-orientation,grid,towns",
+            "--stats",
+            "--out",
+        ])
         .arg(&out)
         .current_dir(repo(""))
         .output()
@@ -475,10 +482,15 @@ fn map_renders_headless_with_layers_and_stats() {
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    assert_eq!(image::open(&half).unwrap().dimensions(), (64, 32));
+    assert_eq!(image::open(&half).unwrap().to_rgba8().dimensions(), (64, 32));
     // Bad input: exit code 2, one line.
     for bad in [&["--layers", "lava"][..], &["--preset", "mars"][..], &["--region", "1,2,3"][..]] {
-        let run = isla().args(["map", "blueprints/small.dat", "--out", "/tmp/never.png"]).args(bad).current_dir(repo("")).output().unwrap();
+        let run = isla()
+            .args(["map", "blueprints/small.dat", "--out", "/tmp/never.png"])
+            .args(bad)
+            .current_dir(repo(""))
+            .output()
+            .unwrap();
         assert_eq!(run.status.code(), Some(2), "{bad:?}: {}", String::from_utf8_lossy(&run.stderr));
     }
 }
