@@ -79,7 +79,7 @@ pub fn triangulate_case(case: u8) -> Vec<[u8; 3]> {
     for ring in faces() {
         for k in 0..4 {
             let (p, q) = (ring[k], ring[(k + 1) % 4]);
-            if !(solid(p) && !solid(q)) {
+            if !solid(p) || solid(q) {
                 continue;
             }
             // Leaving the solid region at edge (p, q): walk back over the solid arc.

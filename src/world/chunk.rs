@@ -184,7 +184,7 @@ fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
             }
         }
     }
-    any.then(|| ChunkWater {
+    any.then_some(ChunkWater {
         columns,
         wet_columns: wet,
         seam_columns: seam,
