@@ -3,6 +3,9 @@
 //! Only this module knows Bevy's renderer. It never reads the blueprint's bytes: it gets a
 //! [`WorldSource`](crate::world::WorldSource) and turns chunk data and mesh buffers into entities.
 
+// Bevy systems take their queries and resources as arguments; their types are long by nature.
+#![allow(clippy::type_complexity, clippy::too_many_arguments)]
+
 pub mod camera;
 pub mod chunks;
 pub mod debug;
