@@ -202,7 +202,21 @@ fn install_panic_hook() {
 
 fn main() -> ExitCode {
     install_panic_hook();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: print as clap does, success.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // Bad arguments: one line and exit code 2, like every other refusal.
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            eprintln!("{}", first.trim_end());
+            return ExitCode::from(2);
+        }
+    };
     let command = cli.command.unwrap_or(Command::Fly {
         blueprint: None,
         frames: None,
@@ -315,6 +329,11 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
             view_distance,
         } => {
             let view_distance_m = checked_view_distance(view_distance)?;
+            if !(1..=8192).contains(&width) || !(1..=8192).contains(&height) {
+                return Err(
+                    BadInput(anyhow::anyhow!("--width and --height must be 1..=8192, got {width}×{height}")).into()
+                );
+            }
             if !(0.0..=90.0).contains(&sun_elevation) || !sun_azimuth.is_finite() {
                 return Err(BadInput(anyhow::anyhow!(
                     "--sun-elevation must be 0..=90 degrees and --sun-azimuth finite"
@@ -370,6 +389,28 @@ fn run(cmd: Command) -> Result<ExitCode, Failure> {
                 Some(r) => MapRegion::parse(&r).map_err(|e| BadInput(anyhow::anyhow!("--region: {e}")))?,
                 None => MapRegion::whole(&bp),
             };
+            // The region must overlap the map and stay a sane size (no huge images, no overflow).
+            let n = bp.map_size as i64;
+            let (w, h) = (region.w as i64, region.h as i64);
+            if w < 1
+                || h < 1
+                || w > 4 * n
+                || h > 4 * n
+                || region.x <= -w
+                || region.y <= -h
+                || region.x >= n
+                || region.y >= n
+            {
+                return Err(BadInput(anyhow::anyhow!(
+                    "--region {},{},{},{} must overlap the {n}² map and be at most {} pixels on a side",
+                    region.x,
+                    region.y,
+                    region.w,
+                    region.h,
+                    4 * n
+                ))
+                .into());
+            }
             if scale == 0 || scale > 64 {
                 return Err(BadInput(anyhow::anyhow!("--scale must be 1..=64")).into());
             }

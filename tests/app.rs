@@ -496,3 +496,21 @@ fn map_renders_headless_with_layers_and_stats() {
         assert_eq!(run.status.code(), Some(2), "{bad:?}: {}", String::from_utf8_lossy(&run.stderr));
     }
 }
+
+#[test]
+fn sky_gradient_matches_the_spec_colours() {
+    use bevy::math::Vec3;
+    use isla::app::sky::{GROUND_BOTTOM, HORIZON, ZENITH, sky_colour};
+    let away_from_sun = Vec3::new(0.0, 0.0, 1.0);
+    let close = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 0.01);
+    assert!(close(sky_colour(Vec3::Y, away_from_sun), ZENITH), "zenith");
+    assert!(close(sky_colour(Vec3::new(1.0, 0.0, 0.0), away_from_sun), HORIZON), "horizon");
+    assert!(close(sky_colour(Vec3::NEG_Y, away_from_sun), GROUND_BOTTOM), "straight down");
+    // The sky curve (0.12) makes the zenith colour dominate a few degrees above the horizon.
+    let ten_deg = sky_colour(Vec3::new(1.0, 10f32.to_radians().tan(), 0.0), away_from_sun);
+    assert!((ten_deg[2] - ZENITH[2]).abs() < (ten_deg[2] - HORIZON[2]).abs(), "{ten_deg:?}");
+    // Looking at the sun: the disc colour.
+    let sun = Vec3::new(0.3, 0.6, -0.5).normalize();
+    let at_sun = sky_colour(sun, sun);
+    assert!(at_sun.iter().all(|&c| c > 0.85), "{at_sun:?}");
+}

@@ -382,3 +382,52 @@ proptest! {
         let _ = read_bytes(&bytes);
     }
 }
+
+#[test]
+fn refuses_non_finite_body_levels_and_town_positions() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"WBTB") + 12 + 4 + 4;
+    let mut nan = bytes.clone();
+    nan[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let e = err_of(&nan);
+    assert!(matches!(e.kind, ErrorKind::NonFiniteValue { what: "surface level", index: 0, .. }), "{e:?}");
+    assert_eq!(e.offset as usize, at);
+    let t = section_at(&bytes, b"TOWN") + 12 + 4;
+    let mut inf = bytes.clone();
+    inf[t..t + 4].copy_from_slice(&f32::INFINITY.to_le_bytes());
+    assert!(matches!(err_of(&inf).kind, ErrorKind::NonFiniteValue { what: "town x", .. }));
+    let mut bp = sample(N);
+    bp.water.as_mut().unwrap().bodies.as_mut().unwrap()[0].surface_level_raw = f32::NAN;
+    assert!(matches!(to_bytes(&bp).unwrap_err().kind, ErrorKind::NonFiniteValue { .. }), "the writer refuses it too");
+}
+
+#[test]
+fn refuses_duplicate_water_body_ids() {
+    let mut bp = sample(N);
+    let body = bp.water.as_ref().unwrap().bodies.as_ref().unwrap()[0];
+    bp.water.as_mut().unwrap().bodies.as_mut().unwrap().push(body);
+    assert!(matches!(to_bytes(&bp).unwrap_err().kind, ErrorKind::DuplicateBodyId { index: 1, id: 1 }));
+    // Build the file by hand: the same record twice.
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"WBTB");
+    let rec = &bytes[at + 16..at + 36];
+    let mut wbtb = b"WBTB".to_vec();
+    wbtb.extend_from_slice(&44u64.to_le_bytes());
+    wbtb.extend_from_slice(&2i32.to_le_bytes());
+    wbtb.extend_from_slice(rec);
+    wbtb.extend_from_slice(rec);
+    let file = [remove_section(&bytes, b"WBTB"), wbtb].concat();
+    assert!(matches!(err_of(&file).kind, ErrorKind::DuplicateBodyId { index: 1, id: 1 }));
+}
+
+#[test]
+fn many_unknown_sections_give_a_bounded_warning_list() {
+    let mut bytes = to_bytes(&sample(N)).unwrap();
+    for i in 0..1000u32 {
+        bytes.extend_from_slice(&(0x5A00_0000 | i).to_le_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+    }
+    let bp = read_bytes(&bytes).unwrap();
+    assert_eq!(bp.warnings.len(), 65, "64 named, then one summary");
+    assert!(bp.warnings[64].message.contains("936 more"));
+}

@@ -84,6 +84,13 @@ fn sentinel_falls_back_to_the_body_level() {
 fn unknown_body_stays_dry() {
     let bp = with_water(bowl(), |_, _| (7, water_level::NO_WATER), vec![ocean_body(SEA)]);
     assert_eq!(column(&bp, 0, 0), None, "never guess a level");
+    // Even when WSRF holds a level: the table does not know body 7, so the column stays dry.
+    let bp = with_water(bowl(), |_, _| (7, water_level::encode(0.2)), vec![ocean_body(SEA)]);
+    assert_eq!(column(&bp, 0, 0), None, "a WSRF level for a body WBTB lacks is not trusted");
+    // Without any WBTB table, WSRF alone decides.
+    let mut bp = with_water(bowl(), |_, _| (7, water_level::encode(0.2)), vec![]);
+    bp.water.as_mut().unwrap().bodies = None;
+    assert!((column(&bp, 0, 0).unwrap().level_raw - 0.2).abs() < 1e-4);
 }
 
 #[test]

@@ -209,6 +209,13 @@ fn schedule_builds(
             layout.chunks_per_side,
             layout.chunk_size_m()
         );
+    } else if !loading.finished && !loading.first_ring.is_empty() {
+        // The viewer moved on before the first ring was built: chunks of it that are no longer
+        // wanted will never be built, so they no longer hold the loading back.
+        let still: HashSet<ChunkCoord> = wanted.iter().copied().collect();
+        let before = loading.first_ring.len();
+        loading.first_ring.retain(|c| still.contains(c) || index.0.contains_key(c));
+        loading.done += (before - loading.first_ring.len()) as u32;
     }
     let pool = AsyncComputeTaskPool::get();
     let todo: Vec<ChunkCoord> =

@@ -69,7 +69,8 @@ impl Default for SkySettings {
     }
 }
 
-/// Uniforms of the sky shader; colours are linear.
+/// Uniforms of the sky shader. Colours are sRGB, as SPEC §5 gives them: the shader blends in sRGB
+/// exactly like [`sky_colour`] and converts the result to linear at the end.
 #[derive(ShaderType, Debug, Clone, Copy)]
 pub struct SkyParams {
     pub zenith: Vec4,
@@ -85,7 +86,7 @@ pub struct SkyParams {
 
 impl SkyParams {
     pub fn new(to_sun: Vec3) -> Self {
-        let lin = |c: [f32; 3]| Color::srgb(c[0], c[1], c[2]).to_linear().to_vec3().extend(1.0);
+        let lin = |c: [f32; 3]| Vec4::new(c[0], c[1], c[2], 1.0);
         Self {
             zenith: lin(ZENITH),
             horizon: lin(HORIZON),

@@ -1,5 +1,5 @@
 // Isla's procedural sky (SPEC §5): zenith → horizon → ground gradient with a sun disc, evaluated
-// per pixel along the view direction. Mirrors `sky_colour` in sky.rs (which the tests check).
+// per pixel along the view direction. Mirrors `sky_colour` in sky.rs: the same blends in the same (sRGB) space.
 #import bevy_pbr::{forward_io::VertexOutput, mesh_view_bindings::view}
 
 struct SkyParams {
@@ -15,6 +15,13 @@ struct SkyParams {
 }
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(0) var<uniform> p: SkyParams;
+
+// sRGB → linear (the colours are blended in sRGB, as on the CPU side).
+fn to_linear(c: vec3<f32>) -> vec3<f32> {
+    let lo = c / 12.92;
+    let hi = pow((c + vec3<f32>(0.055)) / 1.055, vec3<f32>(2.4));
+    return select(hi, lo, c <= vec3<f32>(0.04045));
+}
 
 // 1 − (1 − t)^(1/c): fast rise, long tail.
 fn ease_out(t: f32, c: f32) -> f32 {
@@ -37,5 +44,5 @@ fn fragment(in: VertexOutput) -> @location(0) vec4<f32> {
         let t = pow(ease_out(1.0 - sun_angle / p.sun.w, p.curves.z), 4.0);
         c = mix(c, p.sun_colour.rgb, t);
     }
-    return vec4<f32>(c, 1.0);
+    return vec4<f32>(to_linear(c), 1.0);
 }

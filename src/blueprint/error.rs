@@ -22,6 +22,8 @@ pub enum ErrorKind {
     WaterTypeOutOfRange { index: usize, value: u8 },
     SalinityOutOfRange { index: usize, value: u8 },
     NegativeCount { count: i32 },
+    NonFiniteValue { what: &'static str, index: usize, value: f32 },
+    DuplicateBodyId { index: usize, id: u16 },
     InconsistentCount { count: i32, payload: u64 },
     RequiresSection { needs: &'static str },
     UnsupportedPrmsVersion { found: u16 },
@@ -103,6 +105,8 @@ impl fmt::Display for BlueprintError {
                 write!(f, "water body {index} has salinity {value}, known values are 0 (fresh) and 1 (salt)")
             }
             NegativeCount { count } => write!(f, "record count {count} is negative"),
+            NonFiniteValue { what, index, value } => write!(f, "record {index}: {what} is {value}, it must be finite"),
+            DuplicateBodyId { index, id } => write!(f, "record {index}: water-body id {id} appears twice"),
             InconsistentCount { count, payload } => {
                 write!(f, "record count {count} does not match the payload length {payload}")
             }

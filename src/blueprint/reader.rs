@@ -18,6 +18,10 @@ pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
 
 type Tag = [u8; 4];
 
+/// Unknown sections are each reported up to this many, then summed up in one warning, so a file
+/// of many tiny unknown sections cannot make the warning list outgrow the file.
+const MAX_UNKNOWN_WARNINGS: usize = 64;
+
 struct Section<'a> {
     tag: Tag,
     /// Offset of the payload's first byte in the file.
@@ -80,6 +84,7 @@ fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
     let seed = LE::read_i32(&bytes[5..9]);
 
     let mut sections: Vec<Section<'_>> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut pos = HEADER_LEN;
     while pos < bytes.len() {
         let remaining = bytes.len() - pos;
@@ -97,7 +102,7 @@ fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
                 pos as u64 + 4,
             ));
         }
-        if sections.iter().any(|s| s.tag == tag) {
+        if !seen.insert(tag) {
             return Err(BlueprintError::new(ErrorKind::DuplicateSection, Some(tag), pos as u64));
         }
         let end = payload_start + length as usize;
@@ -116,6 +121,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
     let missing = |name: &[u8; 4]| BlueprintError::new(ErrorKind::MissingSection, Some(*name), bytes.len() as u64);
     let mut warnings = Vec::new();
 
+    let mut unknown = 0usize;
     for s in &sections {
         let t = LE::read_u32(&s.tag);
         let known = [
@@ -131,12 +137,22 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
             tags::EROS,
         ];
         if !known.contains(&t) {
-            warnings.push(Warning {
-                section: super::error::tag_name(s.tag),
-                offset: s.offset - SECTION_HEADER_LEN as u64,
-                message: format!("unknown section skipped ({} bytes)", s.payload.len()),
-            });
+            unknown += 1;
+            if unknown <= MAX_UNKNOWN_WARNINGS {
+                warnings.push(Warning {
+                    section: super::error::tag_name(s.tag),
+                    offset: s.offset - SECTION_HEADER_LEN as u64,
+                    message: format!("unknown section skipped ({} bytes)", s.payload.len()),
+                });
+            }
         }
+    }
+    if unknown > MAX_UNKNOWN_WARNINGS {
+        warnings.push(Warning {
+            section: "*".into(),
+            offset: 0,
+            message: format!("{} more unknown sections skipped", unknown - MAX_UNKNOWN_WARNINGS),
+        });
     }
 
     let params = parse_params(find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?, &mut warnings)?;
@@ -262,7 +278,13 @@ fn parse_towns(s: &Section<'_>) -> Result<Vec<Town>, BlueprintError> {
         let r = &s.payload[at..at + TOWN_RECORD_LEN];
         let tier = TownTier::from_ordinal(r[8])
             .ok_or_else(|| s.err_at(ErrorKind::TownTierOutOfRange { index: i, tier: r[8] }, at + 8))?;
-        towns.push(Town { x: LE::read_f32(&r[0..]), y: LE::read_f32(&r[4..]), tier, is_highway_node: r[9] != 0 });
+        let (x, y) = (LE::read_f32(&r[0..]), LE::read_f32(&r[4..]));
+        for (what, v, off) in [("town x", x, 0), ("town y", y, 4)] {
+            if !v.is_finite() {
+                return Err(s.err_at(ErrorKind::NonFiniteValue { what, index: i, value: v }, at + off));
+            }
+        }
+        towns.push(Town { x, y, tier, is_highway_node: r[9] != 0 });
     }
     Ok(towns)
 }
@@ -270,6 +292,7 @@ fn parse_towns(s: &Section<'_>) -> Result<Vec<Town>, BlueprintError> {
 fn parse_bodies(s: &Section<'_>) -> Result<Vec<WaterBody>, BlueprintError> {
     let count = s.counted(WATER_BODY_RECORD_LEN)?;
     let mut bodies = Vec::with_capacity(count);
+    let mut ids = std::collections::HashSet::new();
     for i in 0..count {
         let at = 4 + i * WATER_BODY_RECORD_LEN;
         let r = &s.payload[at..at + WATER_BODY_RECORD_LEN];
@@ -285,14 +308,24 @@ fn parse_bodies(s: &Section<'_>) -> Result<Vec<WaterBody>, BlueprintError> {
             1 => Salinity::Salt,
             v => return Err(s.err_at(ErrorKind::SalinityOutOfRange { index: i, value: v }, at + 3)),
         };
+        let id = LE::read_u16(&r[0..]);
+        if !ids.insert(id) {
+            return Err(s.err_at(ErrorKind::DuplicateBodyId { index: i, id }, at));
+        }
+        let (level, cx, cy) = (LE::read_f32(&r[4..]), LE::read_f32(&r[12..]), LE::read_f32(&r[16..]));
+        for (what, v, off) in [("surface level", level, 4), ("centroid x", cx, 12), ("centroid y", cy, 16)] {
+            if !v.is_finite() {
+                return Err(s.err_at(ErrorKind::NonFiniteValue { what, index: i, value: v }, at + off));
+            }
+        }
         bodies.push(WaterBody {
-            id: LE::read_u16(&r[0..]),
+            id,
             kind,
             salinity,
-            surface_level_raw: LE::read_f32(&r[4..]),
+            surface_level_raw: level,
             pixel_count: LE::read_i32(&r[8..]),
-            centroid_x: LE::read_f32(&r[12..]),
-            centroid_y: LE::read_f32(&r[16..]),
+            centroid_x: cx,
+            centroid_y: cy,
         });
     }
     Ok(bodies)

@@ -52,7 +52,31 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
         return Err(model_err(ErrorKind::BiomeOutOfRange { x, y, ordinal: bp.biomes[i] }, b"BIOM"));
     }
+    if let Some(towns) = &bp.towns {
+        for (index, t) in towns.iter().enumerate() {
+            for (what, value) in [("town x", t.x), ("town y", t.y)] {
+                if !value.is_finite() {
+                    return Err(model_err(ErrorKind::NonFiniteValue { what, index, value }, b"TOWN"));
+                }
+            }
+        }
+    }
     if let Some(w) = &bp.water {
+        if let Some(bodies) = &w.bodies {
+            let mut ids = std::collections::HashSet::new();
+            for (index, b) in bodies.iter().enumerate() {
+                if !ids.insert(b.id) {
+                    return Err(model_err(ErrorKind::DuplicateBodyId { index, id: b.id }, b"WBTB"));
+                }
+                for (what, value) in
+                    [("surface level", b.surface_level_raw), ("centroid x", b.centroid_x), ("centroid y", b.centroid_y)]
+                {
+                    if !value.is_finite() {
+                        return Err(model_err(ErrorKind::NonFiniteValue { what, index, value }, b"WBTB"));
+                    }
+                }
+            }
+        }
         grid(w.body_ids.len(), b"WBID")?;
         if let Some(s) = &w.surface {
             grid(s.len(), b"WSRF")?;

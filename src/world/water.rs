@@ -1,7 +1,8 @@
 //! Water per column (SPEC §3): the blueprint is the authority, the world only reads it.
 //!
 //! 1. `WBID` non-zero: the level is the `WSRF` value; on the sentinel, the body's `WBTB` level;
-//!    a body the table does not know leaves the column dry (never guess a level).
+//!    a body the table does not know leaves the column dry (never guess a level). A blueprint
+//!    with `WBID` and `WSRF` but no `WBTB` at all is read by `WSRF` alone.
 //! 2. Shoreline seam: `WBID` zero but the rendered ground below the ocean body's own `WBTB`
 //!    level → wet at the ocean level. Only the crater carve produces such columns.
 //! 3. Surface Y = level × metresPerRaw clamped to `[FLOOR_Y_M, top − WATER_TOP_MARGIN_M]`;
@@ -27,6 +28,8 @@ pub struct WaterSource {
     pub ocean_level_raw: Option<f32>,
     /// `WBTB` levels indexed by body id (NaN where the table has no such body).
     body_levels: Vec<f32>,
+    /// Whether the blueprint has a `WBTB` table at all.
+    has_table: bool,
 }
 
 impl WaterSource {
@@ -42,7 +45,7 @@ impl WaterSource {
                 body_levels[b.id as usize] = b.surface_level_raw;
             }
         }
-        Self { ocean_level_raw: w.ocean().map(|b| b.surface_level_raw), body_levels }
+        Self { ocean_level_raw: w.ocean().map(|b| b.surface_level_raw), body_levels, has_table: w.bodies.is_some() }
     }
     fn body_level(&self, id: u16) -> Option<f32> {
         self.body_levels.get(id as usize).copied().filter(|v| v.is_finite())
@@ -56,12 +59,19 @@ pub fn water_column(bp: &Blueprint, src: &WaterSource, x: u32, y: u32, top_m: f3
     let id = w.body_ids[i];
     let height_raw = bp.heights_raw[i];
     let (level_raw, seam) = if id != 0 {
+        // A body the table does not know stays dry, whatever WSRF says: never guess a level.
+        // (Without any WBTB table, WSRF alone decides.)
+        let table_level = src.body_level(id);
+        if src.has_table && table_level.is_none() {
+            return None;
+        }
         let from_surface = w.surface.as_ref().and_then(|s| water_level::decode(s[i]));
-        (from_surface.or_else(|| src.body_level(id))?, false)
+        (from_surface.or(table_level)?, false)
     } else {
         let ocean = src.ocean_level_raw?;
         let rendered_m = (height_raw * bp.params.metres_per_raw).max(FLOOR_Y_M);
-        if rendered_m >= ocean * bp.params.metres_per_raw {
+        // Written so that a non-finite level (refused by the reader anyway) never floods.
+        if !(rendered_m < ocean * bp.params.metres_per_raw) {
             return None;
         }
         (ocean, true)
