@@ -431,3 +431,46 @@ fn many_unknown_sections_give_a_bounded_warning_list() {
     assert_eq!(bp.warnings.len(), 65, "64 named, then one summary");
     assert!(bp.warnings[64].message.contains("936 more"));
 }
+
+/// Large files take `read_file`'s direct path (grids read straight into their buffers); it must
+/// agree with `read_bytes` on every outcome, the errors included.
+#[test]
+fn direct_file_reading_agrees_with_reading_bytes() {
+    let n = 800; // 800² × 9 B ≈ 5.8 MB, above DIRECT_READ_MIN_BYTES
+    let good = to_bytes(&sample(n)).unwrap();
+    assert!(good.len() as u64 >= DIRECT_READ_MIN_BYTES);
+    let dir = std::env::temp_dir().join(format!("isla-direct-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let check = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (a, b) = (read_file(&path), read_bytes(bytes));
+        // Compared as text: an error may carry a NaN, which is never equal to itself.
+        assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name}: read_file and read_bytes disagree");
+        a
+    };
+    assert!(check("good.dat", &good).is_ok());
+    let hgts = section_at(&good, b"HGTS");
+    let mut nan = good.clone();
+    nan[hgts + 12 + 400..hgts + 12 + 404].copy_from_slice(&f32::NAN.to_le_bytes());
+    assert!(matches!(check("nan.dat", &nan).unwrap_err().kind, ErrorKind::NonFiniteHeight { .. }));
+    let biom = section_at(&good, b"BIOM");
+    let mut bad_biome = good.clone();
+    bad_biome[biom + 12 + 5000] = 77;
+    assert!(matches!(check("biome.dat", &bad_biome).unwrap_err().kind, ErrorKind::BiomeOutOfRange { .. }));
+    let mut resized = good.clone();
+    resized[1..5].copy_from_slice(&801u32.to_le_bytes());
+    assert!(matches!(check("size.dat", &resized).unwrap_err().kind, ErrorKind::WrongLength { .. }));
+    let mut huge = good.clone();
+    huge[1..5].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(matches!(check("huge.dat", &huge).unwrap_err().kind, ErrorKind::MapSizeOutOfRange { .. }));
+    assert!(check("cut.dat", &good[..good.len() - 1000]).is_err());
+    let dup = [good.clone(), section_bytes(&good, b"BIOM")].concat();
+    assert_eq!(check("dup.dat", &dup).unwrap_err().kind, ErrorKind::DuplicateSection);
+    let mut unknown = good.clone();
+    unknown.extend_from_slice(b"ZZZZ");
+    unknown.extend_from_slice(&3u64.to_le_bytes());
+    unknown.extend_from_slice(b"abc");
+    assert_eq!(check("unknown.dat", &unknown).unwrap().warnings.len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,12 +8,28 @@ use super::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use std::path::Path;
 
+/// Files at least this large are memory-mapped by [`read_file`] instead of read into a buffer.
+pub const DIRECT_READ_MIN_BYTES: u64 = 4 << 20;
+
 /// Read and validate a blueprint file. I/O problems come back as a header-level error that names
 /// the path.
+///
+/// Large files are memory-mapped rather than read into a buffer, so each grid is copied once,
+/// from the page cache into its final buffer, instead of twice. The validation is [`read_bytes`]
+/// itself. A mapped file must not be truncated while it is read: Isla's writer never does that
+/// (it replaces files by rename, and the mapping keeps the old file alive).
 pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| BlueprintError::new(ErrorKind::Io(format!("cannot read {}: {e}", path.display())), None, 0))?;
-    read_bytes(&bytes)
+    let io =
+        |e: std::io::Error| BlueprintError::new(ErrorKind::Io(format!("cannot read {}: {e}", path.display())), None, 0);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len < DIRECT_READ_MIN_BYTES {
+        return read_bytes(&std::fs::read(path).map_err(io)?);
+    }
+    // SAFETY: the map is read-only and dropped before returning; see the note above about
+    // concurrent truncation.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+    read_bytes(&map)
 }
 
 type Tag = [u8; 4];
@@ -172,15 +188,13 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
         }
         Some(s) => {
             s.exact(2 * cells as u64)?;
-            let body_ids = read_u16s(s.payload);
             let bodies = find(tags::WBTB).map(parse_bodies).transpose()?;
-            let surface = match find(tags::WSRF) {
-                Some(w) => {
-                    w.exact(2 * cells as u64)?;
-                    Some(read_u16s(w.payload))
-                }
-                None => None,
-            };
+            let wsrf = find(tags::WSRF);
+            if let Some(w) = wsrf {
+                w.exact(2 * cells as u64)?;
+            }
+            let body_ids = read_u16s(s.payload);
+            let surface = wsrf.map(|w| read_u16s(w.payload));
             Some(Water { body_ids, bodies, surface })
         }
     };
@@ -204,10 +218,27 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
     Ok(Blueprint { map_size, seed, params, heights_raw, biomes, towns, water, curve, detail, erosion, warnings })
 }
 
+/// Decode a little-endian grid into a new buffer with one copy (no zero-filling first).
+fn decode_grid<T: Copy>(p: &[u8], from_le: impl Fn(&[u8]) -> T) -> Vec<T> {
+    let size = std::mem::size_of::<T>();
+    let n = p.len() / size;
+    if cfg!(target_endian = "little") {
+        let mut v: Vec<T> = Vec::with_capacity(n);
+        // SAFETY: T is f32 or u16 here (every bit pattern valid, no padding); the capacity is n,
+        // exactly n × size bytes are copied, and the bytes are already in T's (little-endian)
+        // byte order on this host.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p.as_ptr(), v.as_mut_ptr() as *mut u8, n * size);
+            v.set_len(n);
+        }
+        v
+    } else {
+        p.chunks_exact(size).map(from_le).collect()
+    }
+}
+
 fn read_u16s(p: &[u8]) -> Vec<u16> {
-    let mut v = vec![0u16; p.len() / 2];
-    LE::read_u16_into(p, &mut v);
-    v
+    decode_grid(p, LE::read_u16)
 }
 
 fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Params, BlueprintError> {
@@ -252,9 +283,11 @@ fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Params, 
 fn parse_heights(s: &Section<'_>, n: u32) -> Result<Vec<f32>, BlueprintError> {
     let cells = n as u64 * n as u64;
     s.exact(4 * cells)?;
-    let mut h = vec![0f32; cells as usize];
-    LE::read_f32_into(s.payload, &mut h);
-    if let Some(i) = h.iter().position(|v| !v.is_finite()) {
+    let h = decode_grid(s.payload, LE::read_f32);
+    // The all() pass vectorises; the position is looked for only when something is wrong.
+    if !h.iter().all(|v| v.is_finite())
+        && let Some(i) = h.iter().position(|v| !v.is_finite())
+    {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
         return Err(s.err_at(ErrorKind::NonFiniteHeight { x, y, value: h[i] }, 4 * i));
     }
@@ -263,11 +296,14 @@ fn parse_heights(s: &Section<'_>, n: u32) -> Result<Vec<f32>, BlueprintError> {
 
 fn parse_biomes(s: &Section<'_>, n: u32) -> Result<Vec<u8>, BlueprintError> {
     s.exact(n as u64 * n as u64)?;
-    if let Some(i) = s.payload.iter().position(|&b| b >= Biome::COUNT) {
+    let b = s.payload.to_vec();
+    if !b.iter().all(|&v| v < Biome::COUNT)
+        && let Some(i) = b.iter().position(|&v| v >= Biome::COUNT)
+    {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
-        return Err(s.err_at(ErrorKind::BiomeOutOfRange { x, y, ordinal: s.payload[i] }, i));
+        return Err(s.err_at(ErrorKind::BiomeOutOfRange { x, y, ordinal: b[i] }, i));
     }
-    Ok(s.payload.to_vec())
+    Ok(b)
 }
 
 fn parse_towns(s: &Section<'_>) -> Result<Vec<Town>, BlueprintError> {
