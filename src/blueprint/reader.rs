@@ -8,28 +8,123 @@ use super::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use std::path::Path;
 
-/// Files at least this large are memory-mapped by [`read_file`] instead of read into a buffer.
+/// Files at least this large are read section by section by [`read_file`].
 pub const DIRECT_READ_MIN_BYTES: u64 = 4 << 20;
 
 /// Read and validate a blueprint file. I/O problems come back as a header-level error that names
 /// the path.
 ///
-/// Large files are memory-mapped rather than read into a buffer, so each grid is copied once,
-/// from the page cache into its final buffer, instead of twice. The validation is [`read_bytes`]
-/// itself. A mapped file must not be truncated while it is read: Isla's writer never does that
-/// (it replaces files by rename, and the mapping keeps the old file alive).
+/// Large files are not read into one buffer: the framing walks the section headers with
+/// positioned reads, the four grids (`HGTS`, `BIOM`, `WBID`, `WSRF`) are read straight into their
+/// final, uninitialised buffers when their lengths are right, the other known sections into small
+/// buffers, and unknown sections are skipped unread. The framing and the validation are the same
+/// functions as [`read_bytes`]'s, so both give the same model or the same error (a test checks).
 pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
     let io =
         |e: std::io::Error| BlueprintError::new(ErrorKind::Io(format!("cannot read {}: {e}", path.display())), None, 0);
     let file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    if len < DIRECT_READ_MIN_BYTES {
-        return read_bytes(&std::fs::read(path).map_err(io)?);
+    #[cfg(all(unix, target_endian = "little"))]
+    if len >= DIRECT_READ_MIN_BYTES {
+        return direct::read(&file, len, &io);
     }
-    // SAFETY: the map is read-only and dropped before returning; see the note above about
-    // concurrent truncation.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    read_bytes(&map)
+    let _ = len;
+    read_bytes(&std::fs::read(path).map_err(io)?)
+}
+
+#[cfg(all(unix, target_endian = "little"))]
+mod direct {
+    use super::*;
+    use std::os::unix::fs::FileExt;
+    use std::os::unix::io::AsRawFd;
+
+    /// Read `n` values of a plain-number type straight from the file into a new buffer, without
+    /// zero-filling it first (the bytes on disk are little-endian, as is this host).
+    fn grid<T: Copy>(file: &std::fs::File, at: u64, n: usize) -> std::io::Result<Vec<T>> {
+        let bytes = n * std::mem::size_of::<T>();
+        let mut v: Vec<T> = Vec::with_capacity(n);
+        let ptr = v.as_mut_ptr() as *mut u8;
+        let mut done = 0usize;
+        while done < bytes {
+            // SAFETY: writes at most `bytes - done` bytes into the buffer's spare capacity,
+            // through a raw pointer (no reference to uninitialised memory is formed).
+            let r = unsafe {
+                libc::pread(
+                    file.as_raw_fd(),
+                    ptr.add(done) as *mut libc::c_void,
+                    bytes - done,
+                    (at + done as u64) as libc::off_t,
+                )
+            };
+            if r < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if r == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            done += r as usize;
+        }
+        // SAFETY: all `bytes` bytes were written above; T is f32, u16 or u8 (any bit pattern).
+        unsafe { v.set_len(n) };
+        Ok(v)
+    }
+
+    pub(super) fn read(
+        file: &std::fs::File,
+        len: u64,
+        io: &dyn Fn(std::io::Error) -> BlueprintError,
+    ) -> Result<Blueprint, BlueprintError> {
+        let (map_size, seed, heads) = frame(len, &mut |at, buf| file.read_exact_at(buf, at).map_err(io))?;
+        let cells = map_size as usize * map_size as usize;
+        let mut grids = Grids::default();
+        let mut owned: Vec<(usize, Vec<u8>)> = Vec::new();
+        for (i, h) in heads.iter().enumerate() {
+            let t = LE::read_u32(&h.tag);
+            let exact = match t {
+                tags::HGTS => h.length == 4 * cells as u64,
+                tags::BIOM => h.length == cells as u64,
+                tags::WBID | tags::WSRF => h.length == 2 * cells as u64,
+                _ => false,
+            };
+            if exact {
+                match t {
+                    tags::HGTS => grids.heights = Some(grid(file, h.offset, cells).map_err(io)?),
+                    tags::BIOM => grids.biomes = Some(grid(file, h.offset, cells).map_err(io)?),
+                    tags::WBID => grids.body_ids = Some(grid(file, h.offset, cells).map_err(io)?),
+                    _ => grids.surface = Some(grid(file, h.offset, cells).map_err(io)?),
+                }
+            } else if KNOWN.contains(&t) {
+                // Small sections, and grids of the wrong length (their error needs no bytes, but
+                // reading them keeps this path the same as the in-memory one): at most the file.
+                let mut buf = vec![0u8; h.length as usize];
+                file.read_exact_at(&mut buf, h.offset).map_err(io)?;
+                owned.push((i, buf));
+            }
+        }
+        let mut sections: Vec<Section<'_>> =
+            heads.iter().map(|h| Section { tag: h.tag, offset: h.offset, length: h.length, payload: &[] }).collect();
+        for (i, buf) in &owned {
+            sections[*i].payload = buf;
+        }
+        parse(map_size, seed, sections, grids)
+    }
+
+    const KNOWN: [u32; 10] = [
+        tags::PRMS,
+        tags::HGTS,
+        tags::BIOM,
+        tags::TOWN,
+        tags::WBID,
+        tags::WBTB,
+        tags::WSRF,
+        tags::TCRV,
+        tags::TDTL,
+        tags::EROS,
+    ];
 }
 
 type Tag = [u8; 4];
@@ -42,6 +137,9 @@ struct Section<'a> {
     tag: Tag,
     /// Offset of the payload's first byte in the file.
     offset: u64,
+    /// Payload length as framed. The payload bytes may be absent (empty) where a file read
+    /// decoded the grid straight into its buffer or skipped an unknown section unread.
+    length: u64,
     payload: &'a [u8],
 }
 
@@ -53,16 +151,14 @@ impl Section<'_> {
         BlueprintError::new(kind, Some(self.tag), self.offset + at as u64)
     }
     fn exact(&self, expected: u64) -> Result<(), BlueprintError> {
-        if self.payload.len() as u64 != expected {
-            return Err(self.err(ErrorKind::WrongLength { expected, found: self.payload.len() as u64 }));
+        if self.length != expected {
+            return Err(self.err(ErrorKind::WrongLength { expected, found: self.length }));
         }
         Ok(())
     }
     fn at_least(&self, needed: usize) -> Result<(), BlueprintError> {
-        if self.payload.len() < needed {
-            return Err(
-                self.err(ErrorKind::PayloadTooShort { needed: needed as u64, found: self.payload.len() as u64 })
-            );
+        if self.length < needed as u64 {
+            return Err(self.err(ErrorKind::PayloadTooShort { needed: needed as u64, found: self.length }));
         }
         Ok(())
     }
@@ -74,67 +170,118 @@ impl Section<'_> {
             return Err(self.err(ErrorKind::NegativeCount { count }));
         }
         let expected = 4u64 + count as u64 * record_len as u64;
-        if expected != self.payload.len() as u64 {
-            return Err(self.err(ErrorKind::InconsistentCount { count, payload: self.payload.len() as u64 }));
+        if expected != self.length {
+            return Err(self.err(ErrorKind::InconsistentCount { count, payload: self.length }));
         }
         Ok(count as usize)
     }
 }
 
 /// Split the file into its header and framed sections without interpreting payloads.
-fn frame(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
-    if bytes.is_empty() {
+/// A framed section: where its payload is and how long it is.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    tag: Tag,
+    offset: u64,
+    length: u64,
+}
+
+/// Walk the header and the section headers of a file of `len` bytes, reading through `read_at`
+/// (a slice or a file), without touching payloads. Every framing error is decided here, so the
+/// in-memory and the file paths report exactly the same errors.
+fn frame(
+    len: u64,
+    read_at: &mut dyn FnMut(u64, &mut [u8]) -> Result<(), BlueprintError>,
+) -> Result<(u32, i32, Vec<Head>), BlueprintError> {
+    if len == 0 {
         return Err(BlueprintError::new(ErrorKind::Empty, None, 0));
     }
+    let mut first = [0u8; 1];
+    read_at(0, &mut first)?;
     // Dispatch on the first byte before anything else so a legacy file gets the right message.
-    if bytes[0] != FORMAT_VERSION {
-        return Err(BlueprintError::new(ErrorKind::UnsupportedVersion { found: bytes[0] }, None, 0));
+    if first[0] != FORMAT_VERSION {
+        return Err(BlueprintError::new(ErrorKind::UnsupportedVersion { found: first[0] }, None, 0));
     }
-    if bytes.len() < HEADER_LEN {
-        return Err(BlueprintError::new(ErrorKind::TruncatedHeader { len: bytes.len() }, None, 0));
+    if len < HEADER_LEN as u64 {
+        return Err(BlueprintError::new(ErrorKind::TruncatedHeader { len: len as usize }, None, 0));
     }
-    let map_size = LE::read_u32(&bytes[1..5]);
+    let mut header = [0u8; HEADER_LEN];
+    read_at(0, &mut header)?;
+    let map_size = LE::read_u32(&header[1..5]);
     if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&map_size) {
         return Err(BlueprintError::new(ErrorKind::MapSizeOutOfRange { size: map_size }, None, 1));
     }
-    let seed = LE::read_i32(&bytes[5..9]);
+    let seed = LE::read_i32(&header[5..9]);
 
-    let mut sections: Vec<Section<'_>> = Vec::new();
+    let mut heads = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut pos = HEADER_LEN;
-    while pos < bytes.len() {
-        let remaining = bytes.len() - pos;
-        if remaining < SECTION_HEADER_LEN {
-            return Err(BlueprintError::new(ErrorKind::TruncatedSectionHeader { remaining }, None, pos as u64));
-        }
-        let tag: Tag = bytes[pos..pos + 4].try_into().expect("4 bytes");
-        let length = LE::read_u64(&bytes[pos + 4..pos + 12]);
-        let payload_start = pos + SECTION_HEADER_LEN;
-        let left = (bytes.len() - payload_start) as u64;
-        if length > left {
+    let mut pos = HEADER_LEN as u64;
+    while pos < len {
+        let remaining = len - pos;
+        if remaining < SECTION_HEADER_LEN as u64 {
             return Err(BlueprintError::new(
-                ErrorKind::SectionPastEnd { length, remaining: left },
-                Some(tag),
-                pos as u64 + 4,
+                ErrorKind::TruncatedSectionHeader { remaining: remaining as usize },
+                None,
+                pos,
             ));
         }
-        if !seen.insert(tag) {
-            return Err(BlueprintError::new(ErrorKind::DuplicateSection, Some(tag), pos as u64));
+        let mut h = [0u8; SECTION_HEADER_LEN];
+        read_at(pos, &mut h)?;
+        let tag: Tag = h[0..4].try_into().expect("4 bytes");
+        let length = LE::read_u64(&h[4..12]);
+        let payload_start = pos + SECTION_HEADER_LEN as u64;
+        let left = len - payload_start;
+        if length > left {
+            return Err(BlueprintError::new(ErrorKind::SectionPastEnd { length, remaining: left }, Some(tag), pos + 4));
         }
-        let end = payload_start + length as usize;
-        sections.push(Section { tag, offset: payload_start as u64, payload: &bytes[payload_start..end] });
-        pos = end;
+        if !seen.insert(tag) {
+            return Err(BlueprintError::new(ErrorKind::DuplicateSection, Some(tag), pos));
+        }
+        heads.push(Head { tag, offset: payload_start, length });
+        pos = payload_start + length;
     }
+    Ok((map_size, seed, heads))
+}
+
+fn frame_slice(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
+    let (map_size, seed, heads) = frame(bytes.len() as u64, &mut |at, buf| {
+        buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
+        Ok(())
+    })?;
+    let sections = heads
+        .into_iter()
+        .map(|h| Section {
+            tag: h.tag,
+            offset: h.offset,
+            length: h.length,
+            payload: &bytes[h.offset as usize..(h.offset + h.length) as usize],
+        })
+        .collect();
     Ok((map_size, seed, sections))
 }
 
 /// Parse and validate a blueprint held in memory.
 pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
-    let (map_size, seed, sections) = frame(bytes)?;
+    let (map_size, seed, sections) = frame_slice(bytes)?;
+    parse(map_size, seed, sections, Grids::default())
+}
+
+/// Grids a file read decoded straight into their buffers (each only when its length was right).
+#[derive(Default)]
+struct Grids {
+    heights: Option<Vec<f32>>,
+    biomes: Option<Vec<u8>>,
+    body_ids: Option<Vec<u16>>,
+    surface: Option<Vec<u16>>,
+}
+
+/// The one validation path, after framing.
+fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids) -> Result<Blueprint, BlueprintError> {
+    let file_len = sections.last().map_or(HEADER_LEN as u64, |s| s.offset + s.length);
     let n = map_size as usize;
     let cells = n * n;
     let find = |t: u32| sections.iter().find(|s| LE::read_u32(&s.tag) == t);
-    let missing = |name: &[u8; 4]| BlueprintError::new(ErrorKind::MissingSection, Some(*name), bytes.len() as u64);
+    let missing = |name: &[u8; 4]| BlueprintError::new(ErrorKind::MissingSection, Some(*name), file_len);
     let mut warnings = Vec::new();
 
     let mut unknown = 0usize;
@@ -158,7 +305,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
                 warnings.push(Warning {
                     section: super::error::tag_name(s.tag),
                     offset: s.offset - SECTION_HEADER_LEN as u64,
-                    message: format!("unknown section skipped ({} bytes)", s.payload.len()),
+                    message: format!("unknown section skipped ({} bytes)", s.length),
                 });
             }
         }
@@ -172,8 +319,8 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
     }
 
     let params = parse_params(find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?, &mut warnings)?;
-    let heights_raw = parse_heights(find(tags::HGTS).ok_or_else(|| missing(b"HGTS"))?, map_size)?;
-    let biomes = parse_biomes(find(tags::BIOM).ok_or_else(|| missing(b"BIOM"))?, map_size)?;
+    let heights_raw = parse_heights(find(tags::HGTS).ok_or_else(|| missing(b"HGTS"))?, map_size, grids.heights.take())?;
+    let biomes = parse_biomes(find(tags::BIOM).ok_or_else(|| missing(b"BIOM"))?, map_size, grids.biomes.take())?;
     let towns = find(tags::TOWN).map(parse_towns).transpose()?;
 
     let wbid = find(tags::WBID);
@@ -193,8 +340,8 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
             if let Some(w) = wsrf {
                 w.exact(2 * cells as u64)?;
             }
-            let body_ids = read_u16s(s.payload);
-            let surface = wsrf.map(|w| read_u16s(w.payload));
+            let body_ids = grids.body_ids.take().unwrap_or_else(|| read_u16s(s.payload));
+            let surface = wsrf.map(|w| grids.surface.take().unwrap_or_else(|| read_u16s(w.payload)));
             Some(Water { body_ids, bodies, surface })
         }
     };
@@ -280,24 +427,25 @@ fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Params, 
     Ok(p)
 }
 
-fn parse_heights(s: &Section<'_>, n: u32) -> Result<Vec<f32>, BlueprintError> {
+fn parse_heights(s: &Section<'_>, n: u32, read_ahead: Option<Vec<f32>>) -> Result<Vec<f32>, BlueprintError> {
     let cells = n as u64 * n as u64;
     s.exact(4 * cells)?;
-    let h = decode_grid(s.payload, LE::read_f32);
-    // The all() pass vectorises; the position is looked for only when something is wrong.
-    if !h.iter().all(|v| v.is_finite())
-        && let Some(i) = h.iter().position(|v| !v.is_finite())
-    {
+    let h = read_ahead.unwrap_or_else(|| decode_grid(s.payload, LE::read_f32));
+    // A branch-free fold per block vectorises (a plain all() stops at every element to test);
+    // the position is looked for only when something is wrong.
+    let all_finite = h.chunks(4096).all(|c| c.iter().fold(true, |ok, v| ok & v.is_finite()));
+    if !all_finite && let Some(i) = h.iter().position(|v| !v.is_finite()) {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
         return Err(s.err_at(ErrorKind::NonFiniteHeight { x, y, value: h[i] }, 4 * i));
     }
     Ok(h)
 }
 
-fn parse_biomes(s: &Section<'_>, n: u32) -> Result<Vec<u8>, BlueprintError> {
+fn parse_biomes(s: &Section<'_>, n: u32, read_ahead: Option<Vec<u8>>) -> Result<Vec<u8>, BlueprintError> {
     s.exact(n as u64 * n as u64)?;
-    let b = s.payload.to_vec();
-    if !b.iter().all(|&v| v < Biome::COUNT)
+    let b = read_ahead.unwrap_or_else(|| s.payload.to_vec());
+    let largest = b.chunks(4096).map(|c| c.iter().fold(0u8, |m, &v| m.max(v))).max().unwrap_or(0);
+    if largest >= Biome::COUNT
         && let Some(i) = b.iter().position(|&v| v >= Biome::COUNT)
     {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
@@ -439,13 +587,13 @@ pub struct SectionInfo {
 
 /// The header fields and the section table of a file, after the framing checks only.
 pub fn list_sections(bytes: &[u8]) -> Result<Vec<SectionInfo>, BlueprintError> {
-    let (_, _, sections) = frame(bytes)?;
+    let (_, _, sections) = frame_slice(bytes)?;
     Ok(sections
         .iter()
         .map(|s| SectionInfo {
             tag: super::error::tag_name(s.tag),
             offset: s.offset - SECTION_HEADER_LEN as u64,
-            payload_bytes: s.payload.len() as u64,
+            payload_bytes: s.length,
         })
         .collect())
 }
