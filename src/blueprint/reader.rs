@@ -97,7 +97,7 @@ mod direct {
                     tags::WBID => grids.body_ids = Some(grid(file, h.offset, cells).map_err(io)?),
                     _ => grids.surface = Some(grid(file, h.offset, cells).map_err(io)?),
                 }
-            } else if KNOWN.contains(&t) {
+            } else if KNOWN_TAGS.contains(&t) {
                 // Small sections, and grids of the wrong length (their error needs no bytes, but
                 // reading them keeps this path the same as the in-memory one): at most the file.
                 let mut buf = vec![0u8; h.length as usize];
@@ -112,22 +112,23 @@ mod direct {
         }
         parse(map_size, seed, sections, grids)
     }
-
-    const KNOWN: [u32; 10] = [
-        tags::PRMS,
-        tags::HGTS,
-        tags::BIOM,
-        tags::TOWN,
-        tags::WBID,
-        tags::WBTB,
-        tags::WSRF,
-        tags::TCRV,
-        tags::TDTL,
-        tags::EROS,
-    ];
 }
 
 type Tag = [u8; 4];
+
+/// Every section this reader understands; anything else is skipped with a warning.
+const KNOWN_TAGS: [u32; 10] = [
+    tags::PRMS,
+    tags::HGTS,
+    tags::BIOM,
+    tags::TOWN,
+    tags::WBID,
+    tags::WBTB,
+    tags::WSRF,
+    tags::TCRV,
+    tags::TDTL,
+    tags::EROS,
+];
 
 /// Unknown sections are each reported up to this many, then summed up in one warning, so a file
 /// of many tiny unknown sections cannot make the warning list outgrow the file.
@@ -286,20 +287,7 @@ fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids)
 
     let mut unknown = 0usize;
     for s in &sections {
-        let t = LE::read_u32(&s.tag);
-        let known = [
-            tags::PRMS,
-            tags::HGTS,
-            tags::BIOM,
-            tags::TOWN,
-            tags::WBID,
-            tags::WBTB,
-            tags::WSRF,
-            tags::TCRV,
-            tags::TDTL,
-            tags::EROS,
-        ];
-        if !known.contains(&t) {
+        if !KNOWN_TAGS.contains(&LE::read_u32(&s.tag)) {
             unknown += 1;
             if unknown <= MAX_UNKNOWN_WARNINGS {
                 warnings.push(Warning {
