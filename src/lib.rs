@@ -1,6 +1,6 @@
 //! Isla: a Bevy client that loads island blueprints and flies over them.
 //!
-//! The data flows one way (see `ARCHITECTURE.md` in the shared docs):
+//! The data flows one way (see `docs/ARCHITECTURE.md`):
 //! [`forge`] → blueprint file → [`blueprint`] → [`world`] chunk data → [`mesh`] buffers →
 //! [`app`] entities. Every arrow but the last is a pure function of its inputs.
 
@@ -9,7 +9,9 @@ pub mod app;
 pub mod blueprint;
 pub mod cliffs;
 pub mod forge;
+pub mod io;
 pub mod mesh;
+pub mod raster;
 pub mod world;
 
 /// The island the app opens when given no blueprint, relative to the repository root.

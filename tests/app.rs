@@ -38,7 +38,8 @@ fn headless_shot_shows_sky_above_lit_terrain() {
     let log = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "isla shot failed: {log}");
     // The world server's diagnostics (SPEC §3), one line per stage.
-    assert!(log.contains("world: first ring built: 64 chunks"), "{log}");
+    assert!(log.contains("world: first view built:"), "{log}");
+    assert!(log.contains("shot: in view per level:"), "{log}");
     let water =
         log.lines().find(|l| l.contains("water: ") && l.contains("seam columns recovered")).expect("water line");
     assert!(water.contains("columns in") && water.contains("surface Y") && water.contains("max depth"), "{water}");
@@ -251,60 +252,78 @@ fn big_island() -> isla::blueprint::Blueprint {
 fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
     use bevy::prelude::*;
     use isla::app::IslandWorld;
-    use isla::app::server::{ChunkIndex, Loading, StreamSettings, Viewer, WorldServerPlugin, WorldStats};
+    use isla::app::server::{Lod, Loading, NodeIndex, Selection, StreamSettings, Viewer, WorldServerPlugin, WorldStats};
     use isla::world::{RESIDENT_BYTES_PER_COLUMN, UNLOAD_FACTOR, WorldSource};
     use std::sync::Arc;
 
     let src = Arc::new(WorldSource::new(Arc::new(big_island())));
-    let view_m = 600.0;
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(WorldServerPlugin)
-        .insert_resource(IslandWorld { source: src.clone(), name: "big".into() })
-        .insert_resource(StreamSettings { view_distance_m: view_m, ..default() });
     let extent = src.layout.map_size as f32 * src.layout.column_m;
     let z = extent * 0.5;
-    let viewer = app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::new(0.0, 300.0, z)))).id();
+    for lod in [true, false] {
+        let view_m = 600.0;
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .add_plugins(WorldServerPlugin)
+            .insert_resource(IslandWorld { source: src.clone(), name: "big".into() })
+            .insert_resource(StreamSettings { lod, view_distance_m: view_m, ..default() });
+        let viewer =
+            app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::new(0.0, 300.0, z)))).id();
+        // With level of detail off, the bound is every chunk that may be resident (within the
+        // unload radius, plus one chunk of slack at the disc's edge) at the budget per column.
+        let chunk_m = src.layout.chunk_size_m();
+        let r = view_m * UNLOAD_FACTOR + chunk_m * std::f32::consts::SQRT_2;
+        let max_chunks = (std::f32::consts::PI * r * r / (chunk_m * chunk_m)).ceil() as u64;
+        let bound = max_chunks * 1024 * RESIDENT_BYTES_PER_COLUMN as u64;
 
-    // The bound: every chunk that may be resident (within the unload radius, plus one chunk of
-    // slack at the disc's edge) at the stated budget per column.
-    let chunk_m = src.layout.chunk_size_m();
-    let r = view_m * UNLOAD_FACTOR + chunk_m * std::f32::consts::SQRT_2;
-    let max_chunks = (std::f32::consts::PI * r * r / (chunk_m * chunk_m)).ceil() as u64;
-    let bound = max_chunks * 1024 * RESIDENT_BYTES_PER_COLUMN as u64;
-
-    let mut samples = Vec::new();
-    let steps = 24;
-    for step in 0..=steps {
-        let x = extent * step as f32 / steps as f32;
-        app.world_mut().entity_mut(viewer).insert(GlobalTransform::from_translation(Vec3::new(x, 300.0, z)));
-        // Let the ring around the new position finish building (bounded).
-        for _ in 0..2000 {
-            app.update();
-            let s = app.world().resource::<WorldStats>();
-            if s.chunks_building == 0 && s.chunks_queued == 0 {
-                break;
+        let (mut samples, mut nodes) = (Vec::new(), Vec::new());
+        let steps = 24;
+        for step in 0..=steps {
+            let x = extent * step as f32 / steps as f32;
+            app.world_mut().entity_mut(viewer).insert(GlobalTransform::from_translation(Vec3::new(x, 300.0, z)));
+            // Let the view around the new position finish building and swapping in (bounded).
+            for _ in 0..4000 {
+                app.update();
+                let s = app.world().resource::<WorldStats>();
+                let sel = app.world().resource::<Selection>();
+                if s.nodes_building == 0 && s.nodes_queued == 0 && sel.target.iter().all(|n| sel.displayed.contains(n)) {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
+            let s = app.world().resource::<WorldStats>().clone();
+            assert_eq!(s.nodes_resident as usize, app.world().resource::<NodeIndex>().0.len());
+            if lod {
+                // The whole island is drawn from every position: the selection is a partition.
+                let tree = app.world().resource::<Lod>().0.clone();
+                let sel = app.world().resource::<Selection>();
+                let covered: u64 = sel.displayed.iter().map(|n| {
+                    let [x0, z0, x1, z1] = n.chunk_rect();
+                    let c = tree.layout.chunks_per_side as i32;
+                    ((x1.min(c) - x0) as u64) * ((z1.min(c) - z0) as u64)
+                }).sum();
+                assert_eq!(covered, (tree.layout.chunks_per_side as u64).pow(2), "step {step}: the displayed nodes cover the world once");
+            } else {
+                assert!(s.resident_bytes <= bound, "step {step}: {} bytes resident > bound {bound}", s.resident_bytes);
+            }
+            eprintln!(
+                "lod {lod} step {step}: x {x:.0} m, {} nodes resident ({} shown), {} bytes of chunk data",
+                s.nodes_resident, s.nodes_displayed, s.resident_bytes
+            );
+            samples.push(s.resident_bytes);
+            nodes.push(s.nodes_resident as u64);
         }
-        let s = app.world().resource::<WorldStats>().clone();
-        assert_eq!(s.chunks_resident as usize, app.world().resource::<ChunkIndex>().0.len());
-        assert!(s.resident_bytes <= bound, "step {step}: {} bytes resident > bound {bound}", s.resident_bytes);
-        eprintln!(
-            "step {step}: x {x:.0} m, {} chunks resident, {} bytes, {} water columns",
-            s.chunks_resident, s.resident_bytes, s.water_columns
-        );
-        samples.push(s.resident_bytes);
+        assert!(app.world().resource::<Loading>().finished);
+        let s = app.world().resource::<WorldStats>();
+        assert!(s.nodes_unloaded_total > 0, "nodes behind the viewer were unloaded");
+        // Flat: once the view is full, resident data varies within a band, never growing with
+        // distance flown (the path crosses the whole island: 32 times the view distance).
+        for series in [&samples, &nodes] {
+            let steady = &series[4..series.len() - 4];
+            let (lo, hi) = (steady.iter().min().unwrap(), steady.iter().max().unwrap());
+            assert!(*hi as f64 <= (*lo).max(1) as f64 * 1.6, "lod {lod}: resident not flat: {lo}..{hi}");
+            eprintln!("lod {lod}: resident along the path {lo}..{hi}");
+        }
     }
-    assert!(app.world().resource::<Loading>().finished);
-    let s = app.world().resource::<WorldStats>();
-    assert!(s.chunks_unloaded_total > 0, "chunks behind the viewer were unloaded");
-    // Flat: once the ring is full, resident memory varies within a band, never growing with
-    // distance flown (the path crosses the whole island: 32 times the view distance).
-    let steady = &samples[4..samples.len() - 4];
-    let (lo, hi) = (steady.iter().min().unwrap(), steady.iter().max().unwrap());
-    assert!(*hi as f64 <= *lo as f64 * 1.6, "resident memory not flat: {lo}..{hi} bytes");
-    eprintln!("resident along the path: {lo}..{hi} bytes, bound {bound}");
 }
 
 #[test]
@@ -513,4 +532,46 @@ fn sky_gradient_matches_the_spec_colours() {
     let sun = Vec3::new(0.3, 0.6, -0.5).normalize();
     let at_sun = sky_colour(sun, sun);
     assert!(at_sun.iter().all(|&c| c > 0.85), "{at_sun:?}");
+}
+
+/// SPEC §5/§7 keys: one table, no key doing two things — the free camera's own bindings
+/// included (Bevy's FreeCamera defaults its grab toggle to M, which the map owns).
+#[test]
+fn no_two_actions_share_a_key() {
+    use isla::app::input::{Action, KEY_TABLE, free_camera, key_conflicts, key_of};
+    let cam = free_camera();
+    assert_eq!(key_conflicts(&cam), Vec::<String>::new());
+    assert_eq!(key_of(Action::Map), bevy::prelude::KeyCode::KeyM, "M opens the map");
+    assert_eq!(cam.keyboard_key_toggle_cursor_grab, bevy::prelude::KeyCode::KeyG, "G grabs the pointer");
+    assert_ne!(cam.keyboard_key_toggle_cursor_grab, key_of(Action::Map));
+    // Bevy's default camera would conflict: the check can fail.
+    let default_cam = bevy::camera_controller::free_camera::FreeCamera::default();
+    assert!(key_conflicts(&default_cam).iter().any(|c| c.contains("KeyM")), "{:?}", key_conflicts(&default_cam));
+    // Every toggle action flips exactly its own toggle.
+    use isla::app::debug::DebugToggles;
+    for b in KEY_TABLE {
+        let mut t = DebugToggles::default();
+        t.apply(b.action);
+        let changed = t != DebugToggles::default();
+        let is_toggle = matches!(
+            b.action,
+            Action::Panel
+                | Action::Wireframe
+                | Action::ChunkBorders
+                | Action::Water
+                | Action::Shadows
+                | Action::Sky
+                | Action::Fog
+                | Action::CycleShading
+                | Action::SeamHighlight
+                | Action::LodColours
+                | Action::Map
+        );
+        assert_eq!(changed, is_toggle, "{:?}", b.action);
+    }
+    // The README's controls table lists every key of the table.
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    for b in KEY_TABLE {
+        assert!(readme.contains(&format!("| {} |", b.label)), "README lists {}", b.label);
+    }
 }

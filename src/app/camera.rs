@@ -5,7 +5,7 @@
 use crate::world::{WorldSource, surface_y_m, water_column};
 use bevy::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CameraPreset {
     /// High above the east-south-east, looking at the whole island, sun from the right.
     #[default]
@@ -29,6 +29,11 @@ impl CameraPreset {
             CameraPreset::Crater => "crater",
             CameraPreset::Underwater => "underwater",
         }
+    }
+
+    /// The preset with this name (`overview`, `coast`, `crater`, `underwater`).
+    pub fn from_name(s: &str) -> Option<CameraPreset> {
+        Self::ALL.into_iter().find(|p| p.name() == s)
     }
 
     /// Camera transform for this preset on this world.

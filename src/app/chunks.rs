@@ -1,28 +1,114 @@
-//! Chunk rendering, the client half: turns the mesh buffers the world server hands over into
-//! Bevy meshes — terrain on the chunk entity, the water sheet as its own child entity with a
+//! Node rendering, the client half: turns the mesh buffers the world server hands over into
+//! Bevy meshes — terrain with its morph targets on the node entity, drawn by the level-of-detail
+//! material (`terrain_lod.wgsl`), and the water sheet as its own child entity with a
 //! translucent material that casts no shadow — and draws the open sea beyond the map.
 
 use super::IslandWorld;
-use super::server::{Chunk, ChunkBuffers, ServerSet};
+use super::server::{Lod, LodNode, NodeBuffers, ServerSet};
+use crate::mesh::lod::LodMesh;
 use crate::mesh::{TerrainMesh, WaterMesh};
-use crate::world::ChunkCoord;
+use crate::world::lod::LodRanges;
 use bevy::asset::RenderAssetUsages;
 use bevy::light::NotShadowCaster;
-use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::mesh::{Indices, MeshVertexAttribute, MeshVertexBufferLayoutRef, PrimitiveTopology, VertexFormat};
+use bevy::pbr::{ExtendedMaterial, MaterialExtension, MaterialExtensionKey, MaterialExtensionPipeline};
 use bevy::prelude::*;
+use bevy::render::render_resource::{AsBindGroup, RenderPipelineDescriptor, SpecializedMeshPipelineError};
+use bevy::shader::ShaderRef;
 
-/// A chunk's terrain entity.
-#[derive(Component, Debug, Clone, Copy)]
-pub struct ChunkTerrain(pub ChunkCoord);
+/// Per vertex: the parent level's height and normal (`[y, nx, ny, nz]`).
+pub const ATTRIBUTE_LOD_MORPH: MeshVertexAttribute =
+    MeshVertexAttribute::new("Lod_Morph", 2_817_364_901, VertexFormat::Float32x4);
+/// Per vertex: the parent level's colour (linear RGBA).
+pub const ATTRIBUTE_LOD_MORPH_COLOR: MeshVertexAttribute =
+    MeshVertexAttribute::new("Lod_MorphColor", 2_817_364_902, VertexFormat::Float32x4);
+
+const LOD_SHADER: &str = "embedded://isla/app/terrain_lod.wgsl";
+
+/// The level-of-detail extension of the terrain's `StandardMaterial`: one per level, holding
+/// that level's morph band (and the debug tint).
+#[derive(Asset, AsBindGroup, TypePath, Debug, Clone)]
+pub struct LodExt {
+    /// x: morph start (m), y: morph end (m), z: level.
+    #[uniform(100)]
+    pub morph: Vec4,
+    /// Multiplies the vertex colour: white, or the level's colour with the LOD view on.
+    #[uniform(100)]
+    pub tint: Vec4,
+}
+
+impl MaterialExtension for LodExt {
+    fn vertex_shader() -> ShaderRef {
+        LOD_SHADER.into()
+    }
+    // Camera prepasses and every shadow map use this one: shadows see the morphed geometry.
+    fn prepass_vertex_shader() -> ShaderRef {
+        LOD_SHADER.into()
+    }
+    fn deferred_vertex_shader() -> ShaderRef {
+        LOD_SHADER.into()
+    }
+    fn specialize(
+        _pipeline: &MaterialExtensionPipeline,
+        descriptor: &mut RenderPipelineDescriptor,
+        layout: &MeshVertexBufferLayoutRef,
+        _key: MaterialExtensionKey<Self>,
+    ) -> Result<(), SpecializedMeshPipelineError> {
+        // Appended to Bevy's own attributes for this pass (the main and prepass layouts differ).
+        let extra = layout
+            .0
+            .get_layout(&[ATTRIBUTE_LOD_MORPH.at_shader_location(8), ATTRIBUTE_LOD_MORPH_COLOR.at_shader_location(9)])?;
+        descriptor.vertex.buffers[0].attributes.extend(extra.attributes);
+        Ok(())
+    }
+}
+
+pub type LodMaterial = ExtendedMaterial<StandardMaterial, LodExt>;
+
+/// Colours of the LOD debug view, by level (linear; cycles past the last).
+pub const LEVEL_TINTS: [[f32; 3]; 8] = [
+    [1.0, 1.0, 1.0],
+    [1.0, 0.35, 0.35],
+    [0.35, 1.0, 0.35],
+    [0.35, 0.5, 1.0],
+    [1.0, 1.0, 0.3],
+    [1.0, 0.35, 1.0],
+    [0.3, 1.0, 1.0],
+    [1.0, 0.6, 0.2],
+];
+
+/// The morph band uniform of a level (`lod` off: never morph).
+pub fn morph_uniform(ranges: &LodRanges, level: u8, lod: bool) -> Vec4 {
+    if !lod {
+        return Vec4::new(1.0e30, 2.0e30, level as f32, 0.0);
+    }
+    let [a, b] = ranges.morph_band_m(level);
+    Vec4::new(a, b, level as f32, 0.0)
+}
+
+pub fn level_tint(level: u8, on: bool) -> Vec4 {
+    if !on {
+        return Vec4::ONE;
+    }
+    let c = LEVEL_TINTS[level as usize % LEVEL_TINTS.len()];
+    Vec4::new(c[0], c[1], c[2], 1.0)
+}
 
 /// A chunk's water-sheet entity.
 #[derive(Component, Debug, Clone, Copy)]
-pub struct ChunkWaterSheet(pub ChunkCoord);
+pub struct ChunkWaterSheet;
 
-/// Materials shared by every chunk.
+/// Bytes of a node's GPU buffers (vertex and index data, terrain and water).
+#[derive(Component, Debug, Clone, Copy)]
+pub struct NodeGpuBytes(pub u64);
+
+/// Materials shared by every node.
 #[derive(Resource)]
 pub struct ChunkMaterials {
-    pub terrain: Handle<StandardMaterial>,
+    /// One terrain material per level.
+    pub levels: Vec<Handle<LodMaterial>>,
+    /// The open sea's seabed (no morph).
+    pub seabed: Handle<StandardMaterial>,
     pub water: Handle<StandardMaterial>,
 }
 
@@ -30,13 +116,19 @@ pub struct ChunkRenderPlugin;
 
 impl Plugin for ChunkRenderPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, (create_materials, spawn_open_sea).chain())
-            .add_systems(Update, upload_chunk_meshes.after(ServerSet::Collect).before(ServerSet::Schedule));
+        bevy::asset::embedded_asset!(app, "terrain_lod.wgsl");
+        app.add_plugins(MaterialPlugin::<LodMaterial>::default())
+            .add_systems(Startup, (create_materials, spawn_open_sea).chain())
+            .add_systems(
+                Update,
+                upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
+            );
     }
 }
 
-fn create_materials(mut commands: Commands, mut materials: ResMut<Assets<StandardMaterial>>) {
-    let terrain = materials.add(StandardMaterial {
+/// The terrain's base material: white (the vertex colours carry the palette), rough, both sides.
+pub fn terrain_base() -> StandardMaterial {
+    StandardMaterial {
         base_color: Color::WHITE,
         perceptual_roughness: 0.92,
         metallic: 0.0,
@@ -45,7 +137,30 @@ fn create_materials(mut commands: Commands, mut materials: ResMut<Assets<Standar
         cull_mode: None,
         double_sided: true,
         ..default()
-    });
+    }
+}
+
+fn create_materials(
+    mut commands: Commands,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut lod_materials: ResMut<Assets<LodMaterial>>,
+    lod: Res<Lod>,
+    settings: Res<super::server::StreamSettings>,
+    toggles: Option<Res<super::debug::DebugToggles>>,
+) {
+    let tint_on = toggles.is_some_and(|t| t.lod_colours);
+    let levels = (0..=lod.0.top_level)
+        .map(|l| {
+            lod_materials.add(LodMaterial {
+                base: terrain_base(),
+                extension: LodExt {
+                    morph: morph_uniform(&lod.0.ranges, l, settings.lod),
+                    tint: level_tint(l, tint_on),
+                },
+            })
+        })
+        .collect();
+    let seabed = materials.add(terrain_base());
     let water = materials.add(StandardMaterial {
         base_color: Color::WHITE,
         alpha_mode: AlphaMode::Blend,
@@ -56,7 +171,7 @@ fn create_materials(mut commands: Commands, mut materials: ResMut<Assets<Standar
         double_sided: true,
         ..default()
     });
-    commands.insert_resource(ChunkMaterials { terrain, water });
+    commands.insert_resource(ChunkMaterials { levels, seabed, water });
 }
 
 fn to_mesh(positions: Vec<[f32; 3]>, normals: Vec<[f32; 3]>, colors: Vec<[f32; 4]>, indices: Vec<u32>) -> Mesh {
@@ -105,35 +220,49 @@ pub fn open_sea_mesh(extent: f32, y: f32, colour: [f32; 4]) -> Mesh {
     to_mesh(p, n, c, i)
 }
 
-fn upload_chunk_meshes(
+/// Nodes of a level drawn only beyond the longest shadow reach
+/// ([`super::scene::SHADOW_MAX_DISTANCE_M`]) cast no shadow.
+fn casts_shadow(ranges: &LodRanges, level: u8) -> bool {
+    level == 0 || ranges.range_m(level - 1) < super::scene::SHADOW_MAX_DISTANCE_M
+}
+
+fn upload_node_meshes(
     mut commands: Commands,
-    mut fresh: Query<(Entity, &Chunk, &mut ChunkBuffers), Added<ChunkBuffers>>,
+    mut fresh: Query<(Entity, &LodNode, &mut NodeBuffers), Added<NodeBuffers>>,
     mats: Res<ChunkMaterials>,
+    lod: Res<Lod>,
     mut meshes: ResMut<Assets<Mesh>>,
 ) {
-    for (e, chunk, mut buffers) in &mut fresh {
-        let ChunkBuffers { terrain, water } = std::mem::take(&mut *buffers);
+    for (e, node, mut buffers) in &mut fresh {
+        let LodMesh { terrain, morph, morph_colors, water } = std::mem::take(&mut buffers.0);
+        let mut bytes = (terrain.byte_size() + morph.len() * 32) as u64;
         let mut ec = commands.entity(e);
-        ec.remove::<ChunkBuffers>().insert(ChunkTerrain(chunk.coord));
+        ec.remove::<NodeBuffers>();
         if !terrain.is_empty() {
             let TerrainMesh { positions, normals, colors, indices } = terrain;
-            ec.insert((
-                Mesh3d(meshes.add(to_mesh(positions, normals, colors, indices))),
-                MeshMaterial3d(mats.terrain.clone()),
-            ));
+            let mesh = to_mesh(positions, normals, colors, indices)
+                .with_inserted_attribute(ATTRIBUTE_LOD_MORPH, morph)
+                .with_inserted_attribute(ATTRIBUTE_LOD_MORPH_COLOR, morph_colors);
+            let level = (node.id.level as usize).min(mats.levels.len() - 1);
+            ec.insert((Mesh3d(meshes.add(mesh)), MeshMaterial3d(mats.levels[level].clone())));
+            if !casts_shadow(&lod.0.ranges, node.id.level) {
+                ec.insert(NotShadowCaster);
+            }
         }
         if !water.is_empty() {
+            bytes += (water.positions.len() * 40 + water.indices.len() * 4) as u64;
             let WaterMesh { positions, normals, colors, indices } = water;
             ec.with_child((
-                ChunkWaterSheet(chunk.coord),
+                ChunkWaterSheet,
                 Mesh3d(meshes.add(to_mesh(positions, normals, colors, indices))),
                 MeshMaterial3d(mats.water.clone()),
                 Transform::default(),
                 NotShadowCaster,
-                // A sheet's 1,024 flat quads would hide the terrain's wireframe behind them.
+                // A sheet's flat quads would hide the terrain's wireframe behind them.
                 bevy::pbr::wireframe::NoWireframe,
             ));
         }
+        ec.insert(NodeGpuBytes(bytes));
     }
 }
 
@@ -163,7 +292,7 @@ fn spawn_open_sea(
     commands.spawn((
         OpenSea,
         Mesh3d(meshes.add(open_sea_mesh(extent, floor_y, seabed))),
-        MeshMaterial3d(mats.terrain.clone()),
+        MeshMaterial3d(mats.seabed.clone()),
         Transform::default(),
         NotShadowCaster,
         bevy::pbr::wireframe::NoWireframe,

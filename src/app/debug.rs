@@ -3,10 +3,8 @@
 //! stats ([`DebugPanelPlugin`]); `isla shot` sets them from flags ([`DebugTogglesPlugin`] alone).
 
 use super::IslandWorld;
-use super::chunks::{ChunkWaterSheet, OpenSeaWater};
-use super::scene::SunSettings;
-use super::server::{Chunk, MeshStyle};
-use super::sky::SkySettings;
+use super::chunks::{ChunkWaterSheet, LodMaterial, OpenSeaWater, level_tint};
+use super::server::LodNode;
 use crate::mesh::Shading;
 use bevy::pbr::wireframe::{WireframeConfig, WireframePlugin};
 use bevy::prelude::*;
@@ -23,7 +21,36 @@ pub struct DebugToggles {
     pub fog: bool,
     pub shading: Shading,
     pub seam_highlight: bool,
+    /// Tint every level of detail in its own colour.
+    pub lod_colours: bool,
     pub map: bool,
+}
+
+impl DebugToggles {
+    /// Apply a key's action; actions that are not toggles leave the toggles alone.
+    pub fn apply(&mut self, action: super::input::Action) {
+        use super::input::Action as A;
+        match action {
+            A::Panel => self.panel = !self.panel,
+            A::Wireframe => self.wireframe = !self.wireframe,
+            A::ChunkBorders => self.chunk_borders = !self.chunk_borders,
+            A::Water => self.water = !self.water,
+            A::Shadows => self.shadows = !self.shadows,
+            A::Sky => self.sky = !self.sky,
+            A::Fog => self.fog = !self.fog,
+            A::CycleShading => {
+                self.shading = match self.shading {
+                    Shading::Palette => Shading::Normals,
+                    Shading::Normals => Shading::Materials,
+                    Shading::Materials => Shading::Palette,
+                }
+            }
+            A::SeamHighlight => self.seam_highlight = !self.seam_highlight,
+            A::LodColours => self.lod_colours = !self.lod_colours,
+            A::Map => self.map = !self.map,
+            _ => {}
+        }
+    }
 }
 
 impl Default for DebugToggles {
@@ -38,6 +65,7 @@ impl Default for DebugToggles {
             fog: true,
             shading: Shading::Palette,
             seam_highlight: false,
+            lod_colours: false,
             map: false,
         }
     }
@@ -60,7 +88,18 @@ impl Plugin for DebugTogglesPlugin {
             .init_resource::<DebugToggles>()
             .init_resource::<WireframeSupport>()
             .add_systems(Startup, detect_wireframe_support)
-            .add_systems(Update, (apply_toggles, draw_chunk_borders.run_if(|t: Res<DebugToggles>| t.chunk_borders)));
+            .add_systems(
+                Update,
+                (
+                    apply_toggles.run_if(resource_changed::<DebugToggles>),
+                    show_water.run_if(resource_changed::<DebugToggles>.or_else(any_match_filter::<Added<ChunkWaterSheet>>)),
+                )
+                    .in_set(super::IslaSet::Apply),
+            )
+            .add_systems(
+                Update,
+                draw_chunk_borders.run_if(|t: Res<DebugToggles>| t.chunk_borders).in_set(super::IslaSet::Render),
+            );
     }
 }
 
@@ -77,62 +116,54 @@ fn detect_wireframe_support(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The toggles no other plugin owns: the wireframe and the terrain materials' debug looks. (The
+/// sun, sky, fog, water and mesh style read [`DebugToggles`] themselves: one source of truth.)
 fn apply_toggles(
     toggles: Res<DebugToggles>,
     mut wireframe: Option<ResMut<WireframeConfig>>,
-    mut sun: ResMut<SunSettings>,
-    mut sky: ResMut<SkySettings>,
-    mut style: ResMut<MeshStyle>,
-    mut lights: Query<&mut DirectionalLight>,
     chunk_materials: Option<Res<super::chunks::ChunkMaterials>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    mut water: Query<&mut Visibility, Or<(With<ChunkWaterSheet>, With<OpenSeaWater>)>>,
-    fresh_water: Query<(), Added<ChunkWaterSheet>>,
+    mut materials: ResMut<Assets<LodMaterial>>,
 ) {
-    let changed = toggles.is_changed();
-    if changed {
-        if let Some(w) = wireframe.as_mut() {
-            w.global = toggles.wireframe;
-            w.default_color = Color::BLACK;
-        }
-        if sun.shadows != toggles.shadows {
-            sun.shadows = toggles.shadows;
-        }
-        for mut l in &mut lights {
-            l.shadow_maps_enabled = toggles.shadows;
-        }
-        if sky.enabled != toggles.sky {
-            sky.enabled = toggles.sky;
-        }
-        let want = MeshStyle { shading: toggles.shading, highlight_seam: toggles.seam_highlight };
-        if *style != want {
-            *style = want;
-        }
-        // Debug shading shows the colours as they are: unlit.
-        if let Some(cm) = chunk_materials.as_ref()
-            && let Some(mut m) = materials.get_mut(&cm.terrain)
+    if let Some(w) = wireframe.as_mut() {
+        w.global = toggles.wireframe;
+        w.default_color = Color::BLACK;
+    }
+    // Debug shading shows the colours as they are: unlit. The LOD view tints each level.
+    let Some(cm) = chunk_materials else { return };
+    let unlit = toggles.shading != Shading::Palette;
+    for (level, h) in cm.levels.iter().enumerate() {
+        let tint = level_tint(level as u8, toggles.lod_colours);
+        if materials.get(h).is_some_and(|m| m.base.unlit != unlit || m.extension.tint != tint)
+            && let Some(mut m) = materials.get_mut(h)
         {
-            let unlit = toggles.shading != Shading::Palette;
-            if m.unlit != unlit {
-                m.unlit = unlit;
-            }
+            m.base.unlit = unlit;
+            m.extension.tint = tint;
         }
     }
-    // Water visibility also applies to sheets that stream in later.
-    if changed || !fresh_water.is_empty() {
-        let v = if toggles.water { Visibility::Inherited } else { Visibility::Hidden };
-        for mut vis in &mut water {
+}
+
+/// Water visibility, also for sheets that stream in later.
+fn show_water(
+    toggles: Res<DebugToggles>,
+    mut water: Query<&mut Visibility, Or<(With<ChunkWaterSheet>, With<OpenSeaWater>)>>,
+) {
+    let v = if toggles.water { Visibility::Inherited } else { Visibility::Hidden };
+    for mut vis in &mut water {
+        if *vis != v {
             *vis = v;
         }
     }
 }
 
-fn draw_chunk_borders(mut gizmos: Gizmos, chunks: Query<&Chunk>, world: Res<IslandWorld>) {
-    let size = world.source.layout.chunk_size_m();
-    for c in &chunks {
+fn draw_chunk_borders(mut gizmos: Gizmos, nodes: Query<(&LodNode, &ViewVisibility)>, world: Res<IslandWorld>) {
+    let chunk = world.source.layout.chunk_size_m();
+    for (c, v) in &nodes {
+        if !v.get() {
+            continue;
+        }
+        let size = chunk * c.id.span_chunks() as f32;
         let [lo, hi] = c.height_range_m;
-        let (x0, z0) = (c.coord.x as f32 * size, c.coord.z as f32 * size);
+        let (x0, z0) = (c.id.x as f32 * size, c.id.z as f32 * size);
         let centre = Vec3::new(x0 + size * 0.5, (lo + hi) * 0.5, z0 + size * 0.5);
         let half = Vec3::new(size * 0.5, ((hi - lo) * 0.5).max(1.0), size * 0.5);
         gizmos.aabb_3d(bevy::math::bounding::Aabb3d::new(centre, half), Transform::IDENTITY, CHUNK_BORDER_COLOUR);

@@ -3,7 +3,7 @@
 use super::camera::CameraPreset;
 use super::shot::camera_bundle;
 use super::{IslaScenePlugin, IslandWorld};
-use bevy::camera_controller::free_camera::{FreeCamera, FreeCameraPlugin};
+use bevy::camera_controller::free_camera::FreeCameraPlugin;
 use bevy::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -15,6 +15,8 @@ pub struct FlyOptions {
     /// Start with these overlays (for example the panel open).
     pub toggles: super::debug::DebugToggles,
     pub view_distance_m: f32,
+    /// Level of detail (off: every chunk within the view distance at full detail).
+    pub lod: bool,
 }
 
 #[derive(Resource)]
@@ -30,13 +32,23 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
             primary_window: Some(Window { title, resolution: (1280u32, 720u32).into(), ..default() }),
             ..default()
         }))
-        .add_plugins((FreeCameraPlugin, IslaScenePlugin, super::panel::DebugPanelPlugin))
+        .add_plugins((
+            FreeCameraPlugin,
+            IslaScenePlugin,
+            super::input::InputPlugin,
+            super::panel::DebugPanelPlugin,
+            super::map::MapPlugin,
+        ))
         .insert_resource(world)
         .insert_resource(ExitAfter(opts.exit_after_frames, opts.screenshot.clone()))
         .insert_resource(opts.toggles)
-        .insert_resource(super::server::StreamSettings { view_distance_m: opts.view_distance_m, ..default() })
+        .insert_resource(super::server::StreamSettings {
+            lod: opts.lod,
+            view_distance_m: opts.view_distance_m,
+            ..default()
+        })
         .add_systems(Startup, spawn_camera)
-        .add_systems(Update, (exit_after, show_loading, preset_keys, sun_keys))
+        .add_systems(Update, (exit_after, show_loading.run_if(resource_changed::<super::server::Loading>)))
         .add_systems(PostStartup, software_renderer_msaa_off)
         .run()
 }
@@ -44,7 +56,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
 fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>) {
     commands.spawn((
         camera_bundle(&world, CameraPreset::Overview),
-        FreeCamera { walk_speed: 60.0, run_speed: 300.0, ..default() },
+        super::input::free_camera(),
         super::server::Viewer,
     ));
 }
@@ -65,7 +77,7 @@ fn show_loading(
         w.title = if loading.finished {
             format!("Isla — {}", world.name)
         } else {
-            format!("Isla — {} — loading {pct}% ({}/{} chunks)", world.name, loading.done, loading.total)
+            format!("Isla — {} — loading {pct}% ({}/{} nodes)", world.name, loading.done, loading.total)
         };
     }
 }
@@ -84,62 +96,6 @@ fn exit_after(mut commands: Commands, mut frames: Local<u32>, limit: Res<ExitAft
     {
         info!("fly: exiting after {n} frames as asked");
         exit.write(AppExit::Success);
-    }
-}
-
-/// Keys 1–4 jump to the camera presets (overview, coast, crater, underwater).
-fn preset_keys(
-    keys: Res<ButtonInput<KeyCode>>,
-    world: Res<IslandWorld>,
-    mut cams: Query<(&mut Transform, &mut bevy::camera_controller::free_camera::FreeCameraState), With<Camera3d>>,
-) {
-    let pressed =
-        [KeyCode::Digit1, KeyCode::Digit2, KeyCode::Digit3, KeyCode::Digit4].iter().position(|k| keys.just_pressed(*k));
-    let Some(i) = pressed else { return };
-    let preset = CameraPreset::ALL[i];
-    for (mut t, mut state) in &mut cams {
-        *t = preset.transform(&world.source);
-        let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
-        state.yaw = yaw;
-        state.pitch = pitch;
-        state.velocity = Vec3::ZERO;
-    }
-    info!("camera: preset {}", preset.name());
-}
-
-/// Degrees the sun moves per second while its keys are held.
-const SUN_DEG_PER_S: f32 = 30.0;
-
-/// `[` / `]` turn the sun's azimuth, `-` / `=` lower and raise it; the sky follows.
-fn sun_keys(
-    keys: Res<ButtonInput<KeyCode>>,
-    time: Res<Time>,
-    mut sun: ResMut<super::scene::SunSettings>,
-    mut lights: Query<&mut Transform, With<super::scene::Sun>>,
-) {
-    let step = SUN_DEG_PER_S * time.delta_secs();
-    let mut s = *sun;
-    if keys.pressed(KeyCode::BracketLeft) {
-        s.azimuth_deg -= step;
-    }
-    if keys.pressed(KeyCode::BracketRight) {
-        s.azimuth_deg += step;
-    }
-    if keys.pressed(KeyCode::Minus) {
-        s.elevation_deg -= step;
-    }
-    if keys.pressed(KeyCode::Equal) {
-        s.elevation_deg += step;
-    }
-    s.elevation_deg = s.elevation_deg.clamp(2.0, 89.0);
-    s.azimuth_deg = s.azimuth_deg.rem_euclid(360.0);
-    if s.elevation_deg == sun.elevation_deg && s.azimuth_deg == sun.azimuth_deg {
-        return;
-    }
-    *sun = s;
-    let to_sun = super::scene::sun_direction(s.elevation_deg, s.azimuth_deg);
-    for mut t in &mut lights {
-        *t = Transform::default().looking_to(-to_sun, Vec3::Y);
     }
 }
 

@@ -43,6 +43,15 @@ impl MapState {
     }
 }
 
+/// The map window (M), drawn in egui's pass while the toggle is on.
+pub struct MapPlugin;
+
+impl Plugin for MapPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(bevy_egui::EguiPrimaryContextPass, map_ui.run_if(|t: Res<DebugToggles>| t.map));
+    }
+}
+
 pub fn map_ui(
     mut contexts: EguiContexts,
     mut toggles: ResMut<DebugToggles>,
@@ -51,9 +60,6 @@ pub fn map_ui(
     mut commands: Commands,
     cams: Query<&Transform, With<Camera3d>>,
 ) -> Result {
-    if !toggles.map {
-        return Ok(());
-    }
     let Some(mut state) = state else {
         commands.insert_resource(MapState::new(&world));
         return Ok(());

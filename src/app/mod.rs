@@ -9,7 +9,10 @@
 pub mod camera;
 pub mod chunks;
 pub mod debug;
+pub mod flight;
+pub mod fog;
 pub mod fly;
+pub mod input;
 pub mod map;
 pub mod panel;
 pub mod scene;
@@ -29,18 +32,30 @@ pub struct IslandWorld {
     pub name: String,
 }
 
-/// Everything both the window and the headless path draw: chunks, sky, sun.
+/// The order data flows through a frame: keys and panels change the toggles and settings
+/// (`Input`), plugins apply them to the scene (`Apply`), the world server selects, builds and
+/// swaps nodes (`Server`), and the client turns what it built into meshes and gizmos (`Render`).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IslaSet {
+    Input,
+    Apply,
+    Server,
+    Render,
+}
+
+/// Everything both the window and the headless path draw: nodes, sky, sun, fog, overlays.
 pub struct IslaScenePlugin;
 
 impl Plugin for IslaScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins((
-            server::WorldServerPlugin,
-            sky::SkyPlugin,
-            chunks::ChunkRenderPlugin,
-            scene::SunPlugin,
-            debug::DebugTogglesPlugin,
-        ))
-        .add_systems(Update, shot::underwater_fog);
+        app.configure_sets(Update, (IslaSet::Input, IslaSet::Apply, IslaSet::Server, IslaSet::Render).chain())
+            .add_plugins((
+                debug::DebugTogglesPlugin,
+                server::WorldServerPlugin,
+                chunks::ChunkRenderPlugin,
+                sky::SkyPlugin,
+                scene::SunPlugin,
+                fog::FogPlugin,
+            ));
     }
 }

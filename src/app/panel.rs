@@ -11,20 +11,6 @@ use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 
-/// Keys of the toggles, as shown in the panel and the README.
-pub const KEYS: &[(KeyCode, &str, &str)] = &[
-    (KeyCode::F1, "F1", "panel"),
-    (KeyCode::F2, "F2", "wireframe"),
-    (KeyCode::F3, "F3", "chunk borders"),
-    (KeyCode::F4, "F4", "water sheet"),
-    (KeyCode::F5, "F5", "shadows"),
-    (KeyCode::F6, "F6", "sky"),
-    (KeyCode::F7, "F7", "fog"),
-    (KeyCode::F8, "F8", "shading: palette → normals → materials"),
-    (KeyCode::F9, "F9", "seam columns highlighted"),
-    (KeyCode::KeyM, "M", "map"),
-];
-
 pub struct DebugPanelPlugin;
 
 impl Plugin for DebugPanelPlugin {
@@ -33,45 +19,8 @@ impl Plugin for DebugPanelPlugin {
             app.add_plugins(FrameTimeDiagnosticsPlugin::default());
         }
         app.add_plugins(EguiPlugin::default())
-            .add_systems(Update, (toggle_keys, gate_camera_input))
-            .add_systems(EguiPrimaryContextPass, (panel_ui, super::map::map_ui));
-    }
-}
-
-fn toggle_keys(
-    keys: Res<ButtonInput<KeyCode>>,
-    mut t: ResMut<DebugToggles>,
-    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
-) {
-    if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
-        return;
-    }
-    let mut n = *t;
-    for (key, _, name) in KEYS {
-        if !keys.just_pressed(*key) {
-            continue;
-        }
-        match *name {
-            "panel" => n.panel = !n.panel,
-            "wireframe" => n.wireframe = !n.wireframe,
-            "chunk borders" => n.chunk_borders = !n.chunk_borders,
-            "water sheet" => n.water = !n.water,
-            "shadows" => n.shadows = !n.shadows,
-            "sky" => n.sky = !n.sky,
-            "fog" => n.fog = !n.fog,
-            "seam columns highlighted" => n.seam_highlight = !n.seam_highlight,
-            "map" => n.map = !n.map,
-            _ => {
-                n.shading = match n.shading {
-                    Shading::Palette => Shading::Normals,
-                    Shading::Normals => Shading::Materials,
-                    Shading::Materials => Shading::Palette,
-                }
-            }
-        }
-    }
-    if n != *t {
-        *t = n;
+            .add_systems(Update, gate_camera_input.in_set(super::IslaSet::Input))
+            .add_systems(EguiPrimaryContextPass, panel_ui.run_if(|t: Res<DebugToggles>| t.panel));
     }
 }
 
@@ -91,14 +40,12 @@ fn panel_ui(
     mut toggles: ResMut<DebugToggles>,
     support: Res<WireframeSupport>,
     stats: Res<WorldStats>,
+    lod: Res<super::server::Lod>,
     loading: Res<Loading>,
     diagnostics: Res<DiagnosticsStore>,
     world: Res<IslandWorld>,
     mut cams: Query<(&mut Transform, &mut FreeCameraState), With<Camera3d>>,
 ) -> Result {
-    if !toggles.panel {
-        return Ok(());
-    }
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
     let mut preset = None;
@@ -120,6 +67,7 @@ fn panel_ui(
             ui.radio_value(&mut t.shading, Shading::Materials, "materials");
         });
         ui.checkbox(&mut t.seam_highlight, "Seam columns highlighted (F9)");
+        ui.checkbox(&mut t.lod_colours, "Level of detail coloured (F10)");
         ui.checkbox(&mut t.map, "Map (M)");
         ui.separator();
         ui.heading("Camera");
@@ -136,14 +84,21 @@ fn panel_ui(
             diagnostics.get(&FrameTimeDiagnosticsPlugin::FRAME_TIME).and_then(|d| d.smoothed()).unwrap_or(0.0);
         ui.label(format!("frame time {frame_ms:.1} ms"));
         ui.label(format!(
-            "chunks: {} resident, {} building, {} queued{}",
-            stats.chunks_resident,
-            stats.chunks_building,
-            stats.chunks_queued,
+            "nodes: {} shown, {} resident, {} building, {} queued{}",
+            stats.nodes_displayed,
+            stats.nodes_resident,
+            stats.nodes_building,
+            stats.nodes_queued,
             if loading.finished { String::new() } else { format!(" (loading {:.0}%)", loading.fraction() * 100.0) }
         ));
         ui.label(format!("triangles {}", stats.triangles));
-        ui.label(format!("water columns {}, seam columns {}", stats.water_columns, stats.seam_columns));
+        for (level, (n, tris)) in stats.displayed_per_level.iter().enumerate() {
+            if *n > 0 {
+                ui.label(format!("  level {level}: {n} nodes, {tris} triangles"));
+            }
+        }
+        ui.label(format!("GPU buffers {:.1} MiB", stats.gpu_bytes as f64 / (1024.0 * 1024.0)));
+        ui.label(format!("water columns {}, seam columns {}", lod.0.water.wet_columns, lod.0.water.seam_columns));
         ui.label(format!("resident chunk data {:.1} MiB", stats.resident_bytes as f64 / (1024.0 * 1024.0)));
         if let Some((cam, _)) = cams.iter().next() {
             let p = cam.translation;

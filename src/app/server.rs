@@ -1,97 +1,121 @@
-//! The world server inside the app: chunks as ECS data, built off the frame, nearest first,
-//! streamed in and out around the viewer.
+//! The world server inside the app: level-of-detail nodes as ECS data, built off the frame,
+//! nearest first, swapped in atomically around the viewer (SPEC §3).
 //!
-//! **Why chunk entities and not a store resource:** each chunk is an entity carrying its
-//! [`ChunkCoord`] and its data (`Arc<ChunkData>`), so the client half finds what it draws with
-//! ordinary queries (`Added<…>` for new chunks, despawn for unloads) and debug tools can inspect a
-//! chunk like any other entity. A small [`ChunkIndex`] resource maps coordinates to entities for
-//! the streaming decisions.
+//! Each resident node is an entity carrying its [`LodNode`] (and, for level-0 chunks, the chunk's
+//! data as [`Chunk`]), so the client half finds what it draws with ordinary queries and debug
+//! tools can inspect a node like any other entity.
 //!
-//! Builds run on Bevy's async-compute pool in batches of the nearest wanted chunks; inside a
-//! batch, rayon spreads the pure functions (`build_chunk`, the terrain mesher, the water mesher)
-//! over the cores, and the batch hands back plain data.
+//! - **Selection** each frame is the pure [`LodTree::select`] (or, with level of detail off,
+//!   every chunk within the view distance).
+//! - **Builds** run on rayon's pool, one job per node, fed from this system and drained into the
+//!   world every frame; they keep running between frames, so loading is not bound to the frame
+//!   rate. A job whose node is no longer wanted when it starts is skipped.
+//! - **Swaps are atomic:** a displayed node is replaced only when every node that replaces it is
+//!   built ([`display_set`]), so streaming never opens a hole; at most
+//!   [`StreamSettings::max_swaps_per_frame`] replacements happen per frame.
 
 use super::IslandWorld;
-use crate::mesh::{Mesher, Shading, TerrainMesh, WaterMesh, mesh_water_styled};
-use crate::world::{ChunkCoord, ChunkData, build_chunk, chunks_within, should_unload};
+use super::debug::DebugToggles;
+use crate::mesh::lod::{LodMesh, mc_morph_targets, mesh_tile};
+use crate::mesh::{Mesher, Shading, mesh_water_styled};
+use crate::world::lod::{LodTree, NodeId};
+use crate::world::{ChunkCoord, ChunkData, build_chunk, should_unload};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The camera whose position drives streaming.
 #[derive(Component, Debug, Default, Clone, Copy)]
 pub struct Viewer;
 
-/// How chunk meshes are built: the debug overlays' shading and seam highlight. Changing it
-/// rebuilds every resident chunk.
-#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How node meshes are built: the debug overlays' shading and seam highlight, read from
+/// [`DebugToggles`] (the one source of truth). Changing it rebuilds every resident node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MeshStyle {
     pub shading: Shading,
     pub highlight_seam: bool,
 }
 
-/// One resident chunk: its coordinate and its data (columns and water; the voxel grids are
-/// released once meshed, see [`ChunkData::release_voxels`]).
+impl MeshStyle {
+    pub fn of(t: &DebugToggles) -> Self {
+        Self { shading: t.shading, highlight_seam: t.seam_highlight }
+    }
+}
+
+/// One resident node of the level-of-detail tree.
+#[derive(Component, Debug, Clone)]
+pub struct LodNode {
+    pub id: NodeId,
+    pub triangles: u32,
+    /// Lowest and highest rendered surface over the node (m), for the border gizmos.
+    pub height_range_m: [f32; 2],
+}
+
+/// A resident level-0 node's chunk data (columns and water; voxel grids released once meshed).
 #[derive(Component, Debug, Clone)]
 pub struct Chunk {
     pub coord: ChunkCoord,
     pub data: Arc<ChunkData>,
-    pub triangles: u32,
-    /// Lowest and highest rendered surface of the chunk's columns (m), for the border gizmos.
-    pub height_range_m: [f32; 2],
 }
 
 /// Mesh buffers waiting for the client half to turn them into Bevy meshes.
 #[derive(Component, Debug, Default)]
-pub struct ChunkBuffers {
-    pub terrain: TerrainMesh,
-    pub water: WaterMesh,
-}
+pub struct NodeBuffers(pub LodMesh);
 
-/// Coordinates of resident chunks → their entities.
+/// Resident nodes → their entities.
 #[derive(Resource, Debug, Default)]
-pub struct ChunkIndex(pub HashMap<ChunkCoord, Entity>);
+pub struct NodeIndex(pub HashMap<NodeId, Entity>);
 
-/// How far around the viewer chunks are kept.
+/// The level-of-detail tree of the loaded world.
+#[derive(Resource, Clone)]
+pub struct Lod(pub Arc<LodTree>);
+
+/// How the server streams.
 #[derive(Resource, Debug, Clone, Copy)]
 pub struct StreamSettings {
+    /// Level of detail on (the quadtree to the horizon) or off (every chunk within the view
+    /// distance at full detail, as before level of detail existed).
+    pub lod: bool,
+    /// With `lod` off: chunks within this distance are resident.
     pub view_distance_m: f32,
-    /// Chunks per build batch, and batches in flight at once.
-    pub batch_size: usize,
-    pub max_batches: usize,
+    /// Build jobs queued or running at once.
+    pub max_in_flight: usize,
+    /// Node replacements per frame (0 = unbounded).
+    pub max_swaps_per_frame: usize,
 }
 
-/// Default view distance: enough to hold a 4 km island (the default blueprint) whole from the
-/// overview, and beyond the shadow reach of SPEC §5.
+/// Default view distance with level of detail off: enough to hold a 4 km island (the default
+/// blueprint) whole from the overview, and beyond the shadow reach of SPEC §5.
 pub const DEFAULT_VIEW_DISTANCE_M: f32 = 7000.0;
 
 impl Default for StreamSettings {
     fn default() -> Self {
-        Self { view_distance_m: DEFAULT_VIEW_DISTANCE_M, batch_size: 64, max_batches: 2 }
+        Self { lod: true, view_distance_m: DEFAULT_VIEW_DISTANCE_M, max_in_flight: 64, max_swaps_per_frame: 64 }
     }
 }
 
 /// Live numbers for logs and the stats panel.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct WorldStats {
-    pub chunks_resident: u32,
-    pub chunks_building: u32,
-    pub chunks_queued: u32,
-    pub chunks_built_total: u64,
-    pub chunks_unloaded_total: u64,
-    pub water_columns: u64,
-    pub seam_columns: u64,
-    pub chunks_with_water: u32,
+    pub nodes_resident: u32,
+    pub nodes_displayed: u32,
+    pub nodes_building: u32,
+    pub nodes_queued: u32,
+    pub nodes_built_total: u64,
+    pub nodes_unloaded_total: u64,
+    /// Displayed nodes and their terrain triangles, per level.
+    pub displayed_per_level: Vec<(u32, u64)>,
+    /// Terrain triangles of the displayed nodes.
     pub triangles: u64,
+    /// Bytes of the displayed and waiting nodes' GPU buffers (terrain and water).
+    pub gpu_bytes: u64,
+    /// Bytes of resident chunk data (level-0 nodes).
     pub resident_bytes: u64,
-    /// Deepest water and water-surface range seen in any built chunk.
-    pub max_depth_m: f32,
-    pub surface_y_range_m: Option<[f32; 2]>,
 }
 
-/// Progress of the first ring: every chunk in view when the world opened.
+/// Progress of the first view: every node the first selection asked for.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct Loading {
     pub total: u32,
@@ -99,7 +123,7 @@ pub struct Loading {
     pub finished: bool,
     started: Option<Instant>,
     last_report_pct: u32,
-    first_ring: HashSet<ChunkCoord>,
+    first_view: HashSet<NodeId>,
 }
 
 impl Loading {
@@ -108,279 +132,452 @@ impl Loading {
     }
 }
 
-struct BuiltChunk {
-    coord: ChunkCoord,
-    data: ChunkData,
-    buffers: ChunkBuffers,
+/// What a build job hands back.
+struct BuiltNode {
+    id: NodeId,
+    style: MeshStyle,
+    /// `None`: skipped because the node was no longer wanted when the job started.
+    built: Option<(LodMesh, Option<ChunkData>, [f32; 2])>,
 }
 
-struct Batch {
-    coords: Vec<ChunkCoord>,
-    task: Task<Vec<BuiltChunk>>,
+/// The build queue: jobs in flight, the set still wanted, and the channel results come back on.
+#[derive(Resource)]
+struct Builder {
+    in_flight: HashSet<NodeId>,
+    wanted: Arc<Mutex<HashSet<NodeId>>>,
+    tx: Sender<BuiltNode>,
+    rx: Mutex<Receiver<BuiltNode>>,
 }
 
-#[derive(Resource, Default)]
-struct InFlight {
-    batches: Vec<Batch>,
-}
-
-impl InFlight {
-    fn contains(&self, c: ChunkCoord) -> bool {
-        self.batches.iter().any(|b| b.coords.contains(&c))
+impl Default for Builder {
+    fn default() -> Self {
+        let (tx, rx) = channel();
+        Self { in_flight: HashSet::new(), wanted: Arc::default(), tx, rx: Mutex::new(rx) }
     }
-    fn chunks(&self) -> u32 {
-        self.batches.iter().map(|b| b.coords.len() as u32).sum()
-    }
 }
 
-fn build_batch(src: &crate::world::WorldSource, coords: &[ChunkCoord], style: MeshStyle) -> Vec<BuiltChunk> {
-    use rayon::prelude::*;
-    coords
-        .par_iter()
-        .map_init(
-            || Mesher::with_shading(style.shading),
-            |mesher, &coord| {
-                let mut data = build_chunk(src, coord);
-                let mut buffers = ChunkBuffers::default();
-                mesher.mesh_chunk(&data, &mut buffers.terrain);
-                mesh_water_styled(&data, style.highlight_seam, &mut buffers.water);
-                data.release_voxels();
-                BuiltChunk { coord, data, buffers }
-            },
-        )
-        .collect()
+/// This frame's selection and the nodes on screen.
+#[derive(Resource, Debug, Default)]
+pub struct Selection {
+    pub target: Vec<NodeId>,
+    pub displayed: HashSet<NodeId>,
+}
+
+thread_local! {
+    static MESHER: std::cell::RefCell<Option<Mesher>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Build one node's meshes (and, at level 0, its chunk data). Pure: the same node and style
+/// always give identical buffers.
+pub fn build_node(src: &crate::world::WorldSource, tree: &LodTree, id: NodeId, style: MeshStyle) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
+    let mut mesh = LodMesh::default();
+    if id.level == 0 {
+        let mut data = build_chunk(src, ChunkCoord::new(id.x, id.z));
+        MESHER.with(|m| {
+            let mut m = m.borrow_mut();
+            let mesher = m.get_or_insert_with(|| Mesher::with_shading(style.shading));
+            mesher.shading = style.shading;
+            mesher.mesh_chunk(&data, &mut mesh.terrain);
+        });
+        (mesh.morph, mesh.morph_colors) = mc_morph_targets(src, id, tree.top_level, style.shading, &mesh.terrain);
+        mesh_water_styled(&data, style.highlight_seam, &mut mesh.water);
+        data.release_voxels();
+        let range = data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
+        (mesh, Some(data), range)
+    } else {
+        mesh_tile(src, id, tree.top_level, style.shading, &mut mesh);
+        (mesh, None, tree.height_bounds(id))
+    }
 }
 
 /// Ordering of the server's work within a frame.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ServerSet {
     Collect,
-    Schedule,
-    Unload,
+    Select,
+    Swap,
 }
 
 pub struct WorldServerPlugin;
 
 impl Plugin for WorldServerPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<ChunkIndex>()
+        app.init_resource::<NodeIndex>()
             .init_resource::<StreamSettings>()
             .init_resource::<WorldStats>()
             .init_resource::<Loading>()
-            .init_resource::<InFlight>()
-            .init_resource::<MeshStyle>()
-            .configure_sets(Update, (ServerSet::Collect, ServerSet::Schedule, ServerSet::Unload).chain())
+            .init_resource::<Builder>()
+            .init_resource::<Selection>()
+            .init_resource::<DebugToggles>()
+            .add_systems(PreStartup, build_tree)
+            .configure_sets(
+                Update,
+                (ServerSet::Collect, ServerSet::Select, ServerSet::Swap).chain().in_set(super::IslaSet::Server),
+            )
+            .add_systems(
+                Update,
+                rebuild_on_style_change.run_if(resource_changed::<DebugToggles>).before(ServerSet::Collect),
+            )
             .add_systems(Update, collect_builds.in_set(ServerSet::Collect))
-            .add_systems(Update, schedule_builds.in_set(ServerSet::Schedule))
-            .add_systems(Update, unload_far_chunks.in_set(ServerSet::Unload))
-            .add_systems(Update, rebuild_on_style_change.before(ServerSet::Collect));
+            .add_systems(Update, (select_nodes, schedule_builds).chain().in_set(ServerSet::Select))
+            .add_systems(Update, (swap_nodes, report_loading).chain().in_set(ServerSet::Swap));
     }
 }
 
-fn viewer_xz(viewers: &Query<&GlobalTransform, With<Viewer>>) -> Option<[f32; 2]> {
-    viewers.iter().next().map(|t| {
-        let p = t.translation();
-        [p.x, p.z]
-    })
+fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
+    let t = Instant::now();
+    let tree = LodTree::new(&world.source);
+    let r = tree.ranges;
+    info!(
+        "world: level-of-detail tree of {} levels over {} × {} chunks in {:.0} ms; full detail within {:.0} m, each level doubles",
+        tree.top_level + 1,
+        tree.layout.chunks_per_side,
+        tree.layout.chunks_per_side,
+        t.elapsed().as_secs_f64() * 1e3,
+        r.range_m(0)
+    );
+    commands.insert_resource(Lod(Arc::new(tree)));
+}
+
+fn viewer_position(viewers: &Query<&GlobalTransform, With<Viewer>>) -> Option<[f32; 3]> {
+    viewers.iter().next().map(|t| t.translation().to_array())
+}
+
+fn select_nodes(
+    lod: Res<Lod>,
+    settings: Res<StreamSettings>,
+    viewers: Query<&GlobalTransform, With<Viewer>>,
+    mut selection: ResMut<Selection>,
+    mut loading: ResMut<Loading>,
+    index: Res<NodeIndex>,
+) {
+    let Some(p) = viewer_position(&viewers) else { return };
+    selection.target =
+        if settings.lod { lod.0.select(p) } else { lod.0.select_full_detail(p, settings.view_distance_m) };
+    if loading.started.is_none() {
+        loading.started = Some(Instant::now());
+        loading.total = selection.target.len() as u32;
+        loading.first_view = selection.target.iter().copied().collect();
+        let levels: HashSet<u8> = selection.target.iter().map(|n| n.level).collect();
+        info!(
+            "world: loading {} nodes for the first view ({} levels{})",
+            selection.target.len(),
+            levels.len(),
+            if settings.lod { String::new() } else { format!(", full detail within {:.0} m", settings.view_distance_m) }
+        );
+    } else if !loading.finished && !loading.first_view.is_empty() {
+        // The viewer moved on before the first view was built: nodes no longer wanted will never
+        // be built, so they no longer hold the loading back.
+        let still: HashSet<NodeId> = selection.target.iter().copied().collect();
+        let before = loading.first_view.len();
+        loading.first_view.retain(|c| still.contains(c) || index.0.contains_key(c));
+        loading.done += (before - loading.first_view.len()) as u32;
+    }
 }
 
 fn schedule_builds(
     world: Res<IslandWorld>,
-    style: Res<MeshStyle>,
+    lod: Res<Lod>,
+    toggles: Res<DebugToggles>,
     settings: Res<StreamSettings>,
-    viewers: Query<&GlobalTransform, With<Viewer>>,
-    index: Res<ChunkIndex>,
-    mut in_flight: ResMut<InFlight>,
-    mut loading: ResMut<Loading>,
+    selection: Res<Selection>,
+    index: Res<NodeIndex>,
+    mut builder: ResMut<Builder>,
     mut stats: ResMut<WorldStats>,
 ) {
-    let Some(at) = viewer_xz(&viewers) else { return };
-    let layout = world.source.layout;
-    let wanted = chunks_within(&layout, at, settings.view_distance_m);
-    if loading.started.is_none() {
-        loading.started = Some(Instant::now());
-        loading.total = wanted.len() as u32;
-        loading.first_ring = wanted.iter().copied().collect();
-        info!(
-            "world: loading {} chunks within {:.0} m of the camera ({} × {} chunks of {:.0} m in all)",
-            wanted.len(),
-            settings.view_distance_m,
-            layout.chunks_per_side,
-            layout.chunks_per_side,
-            layout.chunk_size_m()
-        );
-    } else if !loading.finished && !loading.first_ring.is_empty() {
-        // The viewer moved on before the first ring was built: chunks of it that are no longer
-        // wanted will never be built, so they no longer hold the loading back.
-        let still: HashSet<ChunkCoord> = wanted.iter().copied().collect();
-        let before = loading.first_ring.len();
-        loading.first_ring.retain(|c| still.contains(c) || index.0.contains_key(c));
-        loading.done += (before - loading.first_ring.len()) as u32;
+    let todo: Vec<NodeId> = selection
+        .target
+        .iter()
+        .copied()
+        .filter(|id| !index.0.contains_key(id) && !builder.in_flight.contains(id))
+        .collect();
+    {
+        let mut wanted = builder.wanted.lock().expect("wanted set");
+        wanted.clear();
+        wanted.extend(selection.target.iter().copied());
     }
-    let pool = AsyncComputeTaskPool::get();
-    let todo: Vec<ChunkCoord> =
-        wanted.into_iter().filter(|&c| !index.0.contains_key(&c) && !in_flight.contains(c)).collect();
-    let mut rest = todo.as_slice();
-    while in_flight.batches.len() < settings.max_batches && !rest.is_empty() {
-        let (now, later) = rest.split_at(rest.len().min(settings.batch_size.max(1)));
-        rest = later;
-        let coords = now.to_vec();
-        let (src, job) = (world.source.clone(), coords.clone());
-        let style = *style;
-        let task = pool.spawn(async move { build_batch(&src, &job, style) });
-        in_flight.batches.push(Batch { coords, task });
+    let room = settings.max_in_flight.saturating_sub(builder.in_flight.len());
+    for &id in todo.iter().take(room) {
+        let (src, tree, tx, wanted, style) =
+            (world.source.clone(), lod.0.clone(), builder.tx.clone(), builder.wanted.clone(), MeshStyle::of(&toggles));
+        builder.in_flight.insert(id);
+        rayon::spawn(move || {
+            let still = wanted.lock().map(|w| w.contains(&id)).unwrap_or(true);
+            let built = still.then(|| build_node(&src, &tree, id, style));
+            let _ = tx.send(BuiltNode { id, style, built });
+        });
     }
-    let queued = rest.len() as u32;
-    stats.chunks_queued = queued;
-    stats.chunks_building = in_flight.chunks();
+    stats.nodes_queued = todo.len().saturating_sub(room) as u32;
+    stats.nodes_building = builder.in_flight.len() as u32;
 }
 
 fn collect_builds(
     mut commands: Commands,
-    mut in_flight: ResMut<InFlight>,
-    mut index: ResMut<ChunkIndex>,
+    mut builder: ResMut<Builder>,
+    mut index: ResMut<NodeIndex>,
     mut stats: ResMut<WorldStats>,
     mut loading: ResMut<Loading>,
-    world: Res<IslandWorld>,
+    toggles: Res<DebugToggles>,
 ) {
+    let style = MeshStyle::of(&toggles);
     let mut ready = Vec::new();
-    in_flight.batches.retain_mut(|b| match check_ready(&mut b.task) {
-        Some(built) => {
-            ready.extend(built);
-            false
+    {
+        let rx = builder.rx.lock().expect("build channel");
+        while let Ok(b) = rx.try_recv() {
+            ready.push(b);
         }
-        None => true,
-    });
-    // Spawn in coordinate order so entity allocation does not depend on task completion order.
-    ready.sort_by_key(|b| b.coord);
+    }
+    // Spawn in id order so entity allocation does not depend on job completion order.
+    ready.sort_by_key(|b| b.id);
     for b in ready {
-        let triangles = b.buffers.terrain.triangle_count() as u32;
-        if let Some(w) = &b.data.water {
-            stats.water_columns += w.wet_columns as u64;
-            stats.seam_columns += w.seam_columns as u64;
-            if w.wet_columns > 0 {
-                stats.chunks_with_water += 1;
-                stats.max_depth_m = stats.max_depth_m.max(w.max_depth_m);
-                let r = w.surface_y_range_m;
-                stats.surface_y_range_m = Some(match stats.surface_y_range_m {
-                    Some(s) => [s[0].min(r[0]), s[1].max(r[1])],
-                    None => r,
-                });
-            }
+        builder.in_flight.remove(&b.id);
+        let Some((mesh, data, height_range_m)) = b.built else { continue };
+        if b.style != style || index.0.contains_key(&b.id) {
+            continue;
         }
-        stats.triangles += triangles as u64;
-        stats.resident_bytes += b.data.resident_bytes() as u64;
-        stats.chunks_built_total += 1;
-        stats.chunks_resident += 1;
-        if loading.first_ring.remove(&b.coord) {
+        let triangles = mesh.terrain.triangle_count() as u32;
+        stats.nodes_built_total += 1;
+        let mut e = commands.spawn((
+            LodNode { id: b.id, triangles, height_range_m },
+            NodeBuffers(mesh),
+            Transform::default(),
+            Visibility::Hidden,
+        ));
+        if let Some(data) = data {
+            e.insert(Chunk { coord: data.coord, data: Arc::new(data) });
+        }
+        index.0.insert(b.id, e.id());
+        if loading.first_view.remove(&b.id) {
             loading.done += 1;
         }
-        let height_range_m = b.data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
-        let e = commands
-            .spawn((
-                Chunk { coord: b.coord, data: Arc::new(b.data), triangles, height_range_m },
-                b.buffers,
-                Transform::default(),
-                Visibility::default(),
-            ))
-            .id();
-        index.0.insert(b.coord, e);
     }
-    stats.chunks_building = in_flight.chunks();
-    report_loading(&mut loading, &stats, &world);
+    stats.nodes_building = builder.in_flight.len() as u32;
 }
 
-fn report_loading(loading: &mut Loading, stats: &WorldStats, world: &IslandWorld) {
+/// The nodes to show this frame: the target where every part of it is built, else what was on
+/// screen (see the module doc). A partition of the world whenever `displayed` was one.
+pub fn display_set(
+    tree: &LodTree,
+    target: &[NodeId],
+    resident: &dyn Fn(NodeId) -> bool,
+    displayed: &HashSet<NodeId>,
+    max_swaps: usize,
+) -> Vec<NodeId> {
+    let target_set: HashSet<NodeId> = target.iter().copied().collect();
+    let ancestors = |set: &mut HashSet<NodeId>, nodes: &mut dyn Iterator<Item = NodeId>| {
+        for mut n in nodes {
+            while n.level < tree.top_level {
+                n = n.parent();
+                if !set.insert(n) {
+                    break;
+                }
+            }
+        }
+    };
+    let mut target_inner = HashSet::new();
+    ancestors(&mut target_inner, &mut target.iter().copied());
+    let mut old_inner = HashSet::new();
+    ancestors(&mut old_inner, &mut displayed.iter().copied());
+    let ctx = Ctx { tree, target_set, target_inner, old_inner, resident, displayed };
+    let mut out = Vec::new();
+    let mut swaps = if max_swaps == 0 { usize::MAX } else { max_swaps };
+    ctx.visit(tree.root(), &mut swaps, &mut out);
+    out
+}
+
+struct Ctx<'a> {
+    tree: &'a LodTree,
+    target_set: HashSet<NodeId>,
+    target_inner: HashSet<NodeId>,
+    old_inner: HashSet<NodeId>,
+    resident: &'a dyn Fn(NodeId) -> bool,
+    displayed: &'a HashSet<NodeId>,
+}
+
+impl Ctx<'_> {
+    /// The target's nodes covering `n`, if every one of them is built.
+    fn cover(&self, n: NodeId, out: &mut Vec<NodeId>) -> bool {
+        if !self.tree.exists(n) {
+            return true;
+        }
+        if self.target_set.contains(&n) {
+            if (self.resident)(n) {
+                out.push(n);
+                return true;
+            }
+            return false;
+        }
+        if self.target_inner.contains(&n) {
+            return n.children().into_iter().all(|c| self.cover(c, out));
+        }
+        false
+    }
+    fn visit(&self, n: NodeId, swaps: &mut usize, out: &mut Vec<NodeId>) {
+        if !self.tree.exists(n) {
+            return;
+        }
+        let has_old = self.displayed.contains(&n) || self.old_inner.contains(&n);
+        let mut cover = Vec::new();
+        if self.cover(n, &mut cover) {
+            let changes = cover.iter().any(|c| !self.displayed.contains(c));
+            if !changes || !has_old || *swaps > 0 {
+                if changes && has_old {
+                    *swaps -= 1;
+                }
+                out.extend(cover);
+                return;
+            }
+        }
+        if self.displayed.contains(&n) && (self.resident)(n) {
+            out.push(n);
+            return;
+        }
+        if n.level > 0 && (self.old_inner.contains(&n) || self.target_inner.contains(&n)) {
+            for c in n.children() {
+                self.visit(c, swaps, out);
+            }
+        }
+    }
+}
+
+fn swap_nodes(
+    mut commands: Commands,
+    lod: Res<Lod>,
+    settings: Res<StreamSettings>,
+    mut selection: ResMut<Selection>,
+    mut index: ResMut<NodeIndex>,
+    mut nodes: Query<(&LodNode, &mut Visibility, Option<&Chunk>, Option<&super::chunks::NodeGpuBytes>)>,
+    viewers: Query<&GlobalTransform, With<Viewer>>,
+    mut stats: ResMut<WorldStats>,
+) {
+    let resident = |id: NodeId| index.0.contains_key(&id);
+    let shown: Vec<NodeId> = if settings.lod {
+        display_set(&lod.0, &selection.target, &resident, &selection.displayed, settings.max_swaps_per_frame)
+    } else {
+        selection.target.iter().copied().filter(|id| resident(*id)).collect()
+    };
+    let shown_set: HashSet<NodeId> = shown.into_iter().collect();
+    let target_set: HashSet<NodeId> = selection.target.iter().copied().collect();
+    // Unload what is neither shown nor wanted (with level of detail off: beyond the hysteresis).
+    let p = viewer_position(&viewers);
+    let mut gone = Vec::new();
+    for (&id, &e) in &index.0 {
+        let keep = if settings.lod {
+            shown_set.contains(&id) || target_set.contains(&id)
+        } else {
+            p.is_none_or(|p| {
+                !should_unload(&lod.0.layout, ChunkCoord::new(id.x, id.z), [p[0], p[2]], settings.view_distance_m)
+            })
+        };
+        if !keep {
+            gone.push((id, e));
+        }
+    }
+    for (id, e) in gone {
+        index.0.remove(&id);
+        commands.entity(e).despawn();
+        stats.nodes_unloaded_total += 1;
+    }
+    let mut per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
+    let (mut tris, mut gpu, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u64, 0u32);
+    for (node, mut vis, chunk, bytes) in &mut nodes {
+        if !index.0.contains_key(&node.id) {
+            continue;
+        }
+        resident_n += 1;
+        let on = shown_set.contains(&node.id);
+        let want = if on { Visibility::Inherited } else { Visibility::Hidden };
+        if *vis != want {
+            *vis = want;
+        }
+        if on {
+            let l = &mut per_level[node.id.level as usize];
+            l.0 += 1;
+            l.1 += node.triangles as u64;
+            tris += node.triangles as u64;
+        }
+        gpu += bytes.map_or(0, |b| b.0);
+        chunk_bytes += chunk.map_or(0, |c| c.data.resident_bytes() as u64);
+    }
+    stats.nodes_resident = resident_n;
+    stats.nodes_displayed = shown_set.len() as u32;
+    stats.displayed_per_level = per_level;
+    stats.triangles = tris;
+    stats.gpu_bytes = gpu;
+    stats.resident_bytes = chunk_bytes;
+    selection.displayed = shown_set;
+}
+
+fn report_loading(
+    mut loading: ResMut<Loading>,
+    stats: Res<WorldStats>,
+    world: Res<IslandWorld>,
+    lod: Res<Lod>,
+    selection: Res<Selection>,
+) {
     if loading.finished || loading.started.is_none() {
         return;
     }
     let pct = (loading.fraction() * 100.0) as u32;
     if pct / 25 > loading.last_report_pct / 25 && pct < 100 {
-        info!("world: loading {pct}% ({}/{} chunks)", loading.done, loading.total);
+        info!("world: loading {pct}% ({}/{} nodes)", loading.done, loading.total);
         loading.last_report_pct = pct;
     }
-    if loading.done < loading.total {
+    // Finished when every node of the first view is built and the screen shows the target.
+    let on_screen = selection.target.iter().all(|id| selection.displayed.contains(id));
+    if loading.done < loading.total || !on_screen {
         return;
     }
     loading.finished = true;
     let secs = loading.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
+    let levels: Vec<String> = stats
+        .displayed_per_level
+        .iter()
+        .enumerate()
+        .filter(|(_, (n, _))| *n > 0)
+        .map(|(l, (n, t))| format!("L{l} {n} nodes/{t} tris"))
+        .collect();
     info!(
-        "world: first ring built: {} chunks in {:.2} s, {} triangles, {:.1} MiB of chunk data",
+        "world: first view built: {} nodes in {:.2} s, {} triangles ({})",
         loading.total,
         secs,
         stats.triangles,
-        stats.resident_bytes as f64 / (1024.0 * 1024.0)
+        levels.join(", ")
     );
-    match stats.surface_y_range_m {
-        Some([lo, hi]) if stats.water_columns > 0 => info!(
+    let w = &lod.0.water;
+    match w.surface_y_range_m {
+        Some([lo, hi]) if w.wet_columns > 0 => info!(
             "water: {} columns in {} chunks, surface Y {:.1}..{:.1} m, max depth {:.1} m, {} seam columns recovered",
-            stats.water_columns, stats.chunks_with_water, lo, hi, stats.max_depth_m, stats.seam_columns
+            w.wet_columns, w.chunks_with_water, lo, hi, w.max_depth_m, w.seam_columns
         ),
         _ => {
             let why = if world.source.blueprint.water.is_none() {
                 "the blueprint has no WBID section"
             } else {
-                "every column in view is dry"
+                "every column is dry"
             };
             info!("water: nothing is wet ({why})");
         }
     }
 }
 
-fn unload_far_chunks(
-    mut commands: Commands,
-    world: Res<IslandWorld>,
-    settings: Res<StreamSettings>,
-    viewers: Query<&GlobalTransform, With<Viewer>>,
-    mut index: ResMut<ChunkIndex>,
-    chunks: Query<&Chunk>,
-    mut stats: ResMut<WorldStats>,
-) {
-    let Some(at) = viewer_xz(&viewers) else { return };
-    let layout = world.source.layout;
-    let mut gone = Vec::new();
-    for (&coord, &e) in &index.0 {
-        if should_unload(&layout, coord, at, settings.view_distance_m) {
-            gone.push((coord, e));
-        }
-    }
-    for (coord, e) in gone {
-        index.0.remove(&coord);
-        if let Ok(c) = chunks.get(e) {
-            if let Some(w) = &c.data.water {
-                stats.water_columns -= w.wet_columns as u64;
-                stats.seam_columns -= w.seam_columns as u64;
-                if w.wet_columns > 0 {
-                    stats.chunks_with_water -= 1;
-                }
-            }
-            stats.triangles -= c.triangles as u64;
-            stats.resident_bytes -= c.data.resident_bytes() as u64;
-        }
-        stats.chunks_resident -= 1;
-        stats.chunks_unloaded_total += 1;
-        commands.entity(e).despawn();
-    }
-}
-
-/// A new mesh style (shading mode, seam highlight) rebuilds every resident chunk: they are
-/// dropped and stream back in, built with the new style; batches already in flight are discarded.
+/// A new mesh style (shading mode, seam highlight) rebuilds every resident node: they are
+/// dropped and stream back in, built with the new style; jobs in flight are discarded on return.
 fn rebuild_on_style_change(
     mut commands: Commands,
-    style: Res<MeshStyle>,
-    mut index: ResMut<ChunkIndex>,
-    mut in_flight: ResMut<InFlight>,
-    mut stats: ResMut<WorldStats>,
+    toggles: Res<DebugToggles>,
+    mut last: Local<Option<MeshStyle>>,
+    mut index: ResMut<NodeIndex>,
+    mut selection: ResMut<Selection>,
 ) {
-    if !style.is_changed() || style.is_added() {
+    let style = MeshStyle::of(&toggles);
+    let before = last.replace(style);
+    if before.is_none_or(|b| b == style) {
         return;
     }
-    info!("world: mesh style now {:?}; rebuilding {} resident chunks", *style, index.0.len());
+    info!("world: mesh style now {style:?}; rebuilding {} resident nodes", index.0.len());
     for (_, e) in index.0.drain() {
         commands.entity(e).despawn();
     }
-    in_flight.batches.clear();
-    let built = stats.chunks_built_total;
-    let unloaded = stats.chunks_unloaded_total;
-    *stats = WorldStats { chunks_built_total: built, chunks_unloaded_total: unloaded, ..default() };
+    selection.displayed.clear();
 }

@@ -4,7 +4,6 @@
 
 use super::camera::CameraPreset;
 use super::scene::SunSettings;
-use super::sky::SkySettings;
 use super::{IslaScenePlugin, IslandWorld};
 use anyhow::{Context, bail};
 use bevy::app::PluginsState;
@@ -31,7 +30,12 @@ pub struct ShotOptions {
     /// Frames rendered before the captured one (shadow maps and pipelines settle).
     pub warmup_frames: u32,
     pub view_distance_m: f32,
+    /// Level of detail (off: every chunk within the view distance at full detail).
+    pub lod: bool,
 }
+
+/// Largest shot side in pixels.
+pub const MAX_SHOT_SIDE: u32 = 8192;
 
 impl Default for ShotOptions {
     fn default() -> Self {
@@ -44,6 +48,7 @@ impl Default for ShotOptions {
             sun: SunSettings::default(),
             warmup_frames: 3,
             view_distance_m: super::server::DEFAULT_VIEW_DISTANCE_M,
+            lod: true,
         }
     }
 }
@@ -60,83 +65,42 @@ pub fn camera_bundle(world: &IslandWorld, preset: CameraPreset) -> impl Bundle {
             far: super::sky::DOME_RADIUS_M * 1.5,
             ..default()
         }),
-        air_fog(extent),
+        super::fog::air_fog(extent),
         preset.transform(&world.source),
     )
 }
 
-/// Distance fog in air: the horizon colour, starting just past the island.
-pub fn air_fog(extent_m: f32) -> DistanceFog {
-    let [r, g, b] = super::sky::HORIZON;
-    DistanceFog {
-        color: Color::srgb(r, g, b),
-        directional_light_color: Color::NONE,
-        directional_light_exponent: 30.0,
-        falloff: FogFalloff::Linear { start: extent_m * 0.9, end: extent_m * 4.0 },
-    }
-}
-
-/// Fog under water: dense, tinted like shallow water, so a diver sees tens of metres.
-pub fn water_fog() -> DistanceFog {
-    let [r, g, b] = crate::mesh::water::SHALLOW_RGB;
-    DistanceFog {
-        color: Color::srgb(r * 0.45, g * 0.6, b * 0.7),
-        directional_light_color: Color::NONE,
-        directional_light_exponent: 30.0,
-        falloff: FogFalloff::Exponential { density: 0.012 },
-    }
-}
-
-/// Fog switched off (the debug toggle): pushed beyond any distance in the world.
-pub fn no_fog() -> DistanceFog {
-    DistanceFog { falloff: FogFalloff::Linear { start: 1.0e9, end: 2.0e9 }, ..air_fog(1.0) }
-}
-
-/// Marker: the camera is below a water surface (the fog has switched to [`water_fog`]).
-#[derive(Component, Debug)]
-pub struct Submerged;
-
-/// Switch the camera's fog between air and water as it crosses the water surface of its column.
-pub fn underwater_fog(
-    mut commands: Commands,
-    world: Res<IslandWorld>,
-    toggles: Option<Res<super::debug::DebugToggles>>,
-    mut cams: Query<(Entity, &Transform, &mut DistanceFog, Has<Submerged>), With<Camera3d>>,
-) {
-    let fog_on = toggles.as_ref().is_none_or(|t| t.fog);
-    let toggled = toggles.as_ref().is_some_and(|t| t.is_changed());
-    let src = &world.source;
-    let l = src.layout;
-    for (e, t, mut fog, submerged) in &mut cams {
-        let (px, py) = ((t.translation.x / l.column_m).round(), (t.translation.z / l.column_m).round());
-        let n = l.map_size as f32;
-        let below = if px >= 0.0 && py >= 0.0 && px < n && py < n {
-            crate::world::water_column(&src.blueprint, &src.water, px as u32, py as u32, l.top_m())
-                .is_some_and(|w| t.translation.y < w.water_surface_y_m)
-        } else {
-            // Beyond the map: the open sea at the ocean's level.
-            src.water.ocean_level_raw.is_some_and(|o| t.translation.y < o * src.blueprint.params.metres_per_raw)
-        };
-        if below != submerged || toggled {
-            *fog = match (fog_on, below) {
-                (false, _) => no_fog(),
-                (true, true) => water_fog(),
-                (true, false) => air_fog(n * l.column_m),
-            };
-            if below {
-                commands.entity(e).insert(Submerged);
-            } else {
-                commands.entity(e).remove::<Submerged>();
-            }
-        }
-    }
-}
-
 /// Render one frame of `world` and return it as RGBA8 (sRGB) pixels.
 pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::RgbaImage> {
-    if opts.width == 0 || opts.height == 0 || opts.width > 8192 || opts.height > 8192 {
-        bail!("shot size {}×{} is outside 1..=8192", opts.width, opts.height);
+    if opts.width == 0 || opts.height == 0 || opts.width > MAX_SHOT_SIDE || opts.height > MAX_SHOT_SIDE {
+        bail!("shot size {}×{} is outside 1..={MAX_SHOT_SIDE}", opts.width, opts.height);
     }
+    let mut app = headless_app(&world, opts.toggles, opts.sun, opts.lod, opts.view_distance_m);
+    let cam = camera_bundle(&world, opts.preset);
+    let handle = spawn_image_camera(&mut app, cam, opts.width, opts.height);
+    if let Some(t) = opts.camera {
+        let cams: Vec<Entity> = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).collect();
+        for e in cams {
+            app.world_mut().entity_mut(e).insert(t);
+        }
+    }
+    wait_for_first_view(&mut app)?;
+    for _ in 0..opts.warmup_frames.max(1) {
+        app.update();
+    }
+    let img = capture(&mut app, handle)?;
+    log_view_stats(app.world_mut());
+    image::RgbaImage::from_raw(opts.width, opts.height, img).context("captured frame has the wrong size")
+}
+
+/// A windowless app with the scene plugins, ready to update by hand.
+pub fn headless_app(
+    world: &IslandWorld,
+    toggles: super::debug::DebugToggles,
+    sun: SunSettings,
+    lod: bool,
+    view_distance_m: f32,
+) -> App {
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
@@ -145,15 +109,15 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
             .disable::<WinitPlugin>(),
     )
     .insert_resource(world.clone())
-    .insert_resource(SunSettings { shadows: opts.toggles.shadows, ..opts.sun })
-    .insert_resource(SkySettings { enabled: opts.toggles.sky })
-    .insert_resource(opts.toggles)
-    // A shot waits for every chunk anyway: build them in big batches so fewer frames are
+    .insert_resource(sun)
+    .insert_resource(toggles)
+    // A headless run waits for its nodes anyway: keep many jobs queued so fewer frames are
     // rendered on the way (each frame costs real time on a software renderer).
     .insert_resource(super::server::StreamSettings {
-        view_distance_m: opts.view_distance_m,
-        batch_size: 512,
-        max_batches: 2,
+        lod,
+        view_distance_m,
+        max_in_flight: 4096,
+        max_swaps_per_frame: 0,
     })
     .add_plugins(IslaScenePlugin);
 
@@ -163,32 +127,36 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
     app.finish();
     app.cleanup();
 
-    let mut target = Image::new_target_texture(opts.width, opts.height, TextureFormat::Rgba8UnormSrgb, None);
+    app
+}
+
+/// Spawn the viewing camera rendering into a new image of `width × height`; returns the image.
+pub fn spawn_image_camera(app: &mut App, cam: impl Bundle, width: u32, height: u32) -> Handle<Image> {
+    let mut target = Image::new_target_texture(width, height, TextureFormat::Rgba8UnormSrgb, None);
     target.texture_descriptor.usage |= TextureUsages::COPY_SRC;
     let handle = app.world_mut().resource_mut::<Assets<Image>>().add(target);
-    let cam = camera_bundle(&world, opts.preset);
-    let mut e =
-        app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::server::Viewer));
-    if let Some(t) = opts.camera {
-        e.insert(t);
-    }
+    app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::server::Viewer));
+    handle
+}
 
-    // Pump frames until every chunk in view is built and uploaded, then a few more so pipelines
-    // and shadow maps settle. Bounded: a stuck build is an error, not a hang.
+/// Pump frames until the first view is built and shown. Bounded: a stuck build is an error, not
+/// a hang.
+pub fn wait_for_first_view(app: &mut App) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     loop {
         app.update();
         if app.world().resource::<super::server::Loading>().finished {
-            break;
+            return Ok(());
         }
         if started.elapsed() > std::time::Duration::from_secs(300) {
-            bail!("chunks in view were still building after 300 s");
+            bail!("the first view was still building after 300 s");
         }
         std::thread::yield_now();
     }
-    for _ in 0..opts.warmup_frames.max(1) {
-        app.update();
-    }
+}
+
+/// Capture the next frame rendered into `handle` as RGBA8 bytes.
+pub fn capture(app: &mut App, handle: Handle<Image>) -> anyhow::Result<Vec<u8>> {
     let captured: Arc<Mutex<Option<Image>>> = Arc::default();
     let sink = captured.clone();
     app.world_mut().spawn(Screenshot::image(handle)).observe(move |ev: On<ScreenshotCaptured>| {
@@ -200,39 +168,80 @@ pub fn render(world: IslandWorld, opts: &ShotOptions) -> anyhow::Result<image::R
             break;
         }
     }
-    log_view_stats(app.world_mut());
     let img = captured.lock().expect("capture lock").take().context("the renderer never delivered the frame")?;
-    let data = img.data.context("captured frame has no pixel data")?;
-    let rgba =
-        image::RgbaImage::from_raw(opts.width, opts.height, data).context("captured frame has the wrong size")?;
-    Ok(rgba)
+    img.data.context("captured frame has no pixel data")
+}
+
+/// What one view draws: meshes, terrain nodes, water sheets, terrain triangles, and per level
+/// `(nodes, triangles)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ViewStats {
+    pub meshes: u32,
+    pub terrain_nodes: u32,
+    pub water_sheets: u32,
+    pub triangles: u64,
+    pub per_level: Vec<(u32, u64)>,
+}
+
+impl ViewStats {
+    fn add(&mut self, node: Option<&super::server::LodNode>, sheet: bool) {
+        self.meshes += 1;
+        if let Some(n) = node {
+            self.terrain_nodes += 1;
+            self.triangles += n.triangles as u64;
+            let l = n.id.level as usize;
+            if self.per_level.len() <= l {
+                self.per_level.resize(l + 1, (0, 0));
+            }
+            self.per_level[l].0 += 1;
+            self.per_level[l].1 += n.triangles as u64;
+        }
+        self.water_sheets += sheet as u32;
+    }
+}
+
+/// Terrain and water in view after culling: `.0` what the camera's frustum kept (the camera's
+/// `VisibleEntities`), `.1` everything drawn in any view, the sun's shadow cascades included
+/// (`ViewVisibility`).
+pub fn view_stats(world: &mut World) -> (ViewStats, ViewStats) {
+    use bevy::camera::visibility::{ViewVisibility, VisibleEntities};
+    let mut cams = world.query_filtered::<&VisibleEntities, With<Camera3d>>();
+    let in_camera: std::collections::HashSet<Entity> = cams
+        .iter(world)
+        .flat_map(|v| v.get(std::any::TypeId::of::<Mesh3d>()).iter().copied())
+        .collect();
+    let mut q = world.query::<(Entity, &ViewVisibility, Option<&super::server::LodNode>, Has<super::chunks::ChunkWaterSheet>)>();
+    let (mut camera, mut any) = (ViewStats::default(), ViewStats::default());
+    for (e, v, node, sheet) in q.iter(world) {
+        if in_camera.contains(&e) {
+            camera.add(node, sheet);
+        }
+        if v.get() {
+            any.add(node, sheet);
+        }
+    }
+    (camera, any)
 }
 
 /// One line: meshes and terrain triangles the camera's frustum kept (after culling).
 fn log_view_stats(world: &mut World) {
-    use bevy::camera::visibility::ViewVisibility;
-    let mut q = world.query::<(&ViewVisibility, Option<&super::server::Chunk>, Has<super::chunks::ChunkWaterSheet>)>();
-    let (mut meshes, mut terrain, mut sheets, mut tris) = (0u32, 0u32, 0u32, 0u64);
-    for (v, chunk, sheet) in q.iter(world) {
-        if !v.get() {
-            continue;
-        }
-        meshes += 1;
-        if let Some(c) = chunk {
-            terrain += 1;
-            tris += c.triangles as u64;
-        }
-        sheets += sheet as u32;
-    }
-    info!("shot: in view: {meshes} meshes ({terrain} terrain chunks, {sheets} water sheets), {tris} terrain triangles");
+    let (v, all) = view_stats(world);
+    info!(
+        "shot: in view: {} meshes ({} terrain nodes, {} water sheets), {} terrain triangles; with the shadow cascades' casters {} meshes, {} terrain triangles",
+        v.meshes, v.terrain_nodes, v.water_sheets, v.triangles, all.meshes, all.triangles
+    );
+    let levels: Vec<String> = v
+        .per_level
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.0 > 0)
+        .map(|(l, (n, t))| format!("L{l} {n} nodes {t} tris"))
+        .collect();
+    info!("shot: in view per level: {}", levels.join(", "));
 }
 
 /// Write a PNG atomically (temporary file, then rename).
 pub fn save_png(img: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
-    let mut bytes = Vec::new();
-    image::DynamicImage::ImageRgba8(img.clone())
-        .to_rgb8()
-        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
-        .context("encoding PNG")?;
-    crate::blueprint::write_bytes_atomic(path, &bytes).with_context(|| format!("writing {}", path.display()))
+    let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
+    crate::io::write_png_atomic(path, &crate::io::encode_png_rgb(rgb.as_raw(), rgb.width(), rgb.height())?)
 }

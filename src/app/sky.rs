@@ -57,18 +57,6 @@ pub fn sky_colour(dir: Vec3, to_sun: Vec3) -> [f32; 3] {
 #[derive(Component)]
 pub struct SkyDome;
 
-/// Whether the sky dome is drawn (off shows the clear colour).
-#[derive(Resource, Debug, Clone, Copy)]
-pub struct SkySettings {
-    pub enabled: bool,
-}
-
-impl Default for SkySettings {
-    fn default() -> Self {
-        Self { enabled: true }
-    }
-}
-
 /// Uniforms of the sky shader. Colours are sRGB, as SPEC §5 gives them: the shader blends in sRGB
 /// exactly like [`sky_colour`] and converts the result to linear at the end.
 #[derive(ShaderType, Debug, Clone, Copy)]
@@ -138,10 +126,17 @@ impl Plugin for SkyPlugin {
         // Embedded so the binary finds its shader from any working directory.
         bevy::asset::embedded_asset!(app, "sky.wgsl");
         app.add_plugins(MaterialPlugin::<SkyMaterial>::default())
-            .init_resource::<SkySettings>()
+            .init_resource::<super::debug::DebugToggles>()
             .insert_resource(ClearColor(Color::srgb(HORIZON[0], HORIZON[1], HORIZON[2])))
             .add_systems(Startup, spawn_sky)
-            .add_systems(Update, (follow_sun, apply_sky_settings))
+            .add_systems(
+                Update,
+                (
+                    follow_sun.run_if(resource_changed::<SunSettings>),
+                    show_sky.run_if(resource_changed::<super::debug::DebugToggles>),
+                )
+                    .in_set(super::IslaSet::Apply),
+            )
             .add_systems(PostUpdate, follow_camera.before(TransformSystems::Propagate));
     }
 }
@@ -151,7 +146,7 @@ fn spawn_sky(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<SkyMaterial>>,
     sun: Res<SunSettings>,
-    settings: Res<SkySettings>,
+    toggles: Res<super::debug::DebugToggles>,
 ) {
     let to_sun = sun_direction(sun.elevation_deg, sun.azimuth_deg);
     let handle = materials.add(SkyMaterial { params: SkyParams::new(to_sun) });
@@ -161,7 +156,7 @@ fn spawn_sky(
         Mesh3d(meshes.add(Sphere::new(DOME_RADIUS_M).mesh().uv(48, 24))),
         MeshMaterial3d(handle),
         Transform::default(),
-        if settings.enabled { Visibility::Visible } else { Visibility::Hidden },
+        if toggles.sky { Visibility::Visible } else { Visibility::Hidden },
         NotShadowCaster,
         NotShadowReceiver,
         NoFrustumCulling,
@@ -171,21 +166,16 @@ fn spawn_sky(
 
 /// The sky follows the sun: its disc and glow move when the sun does.
 fn follow_sun(sun: Res<SunSettings>, sky: Option<Res<SkyHandle>>, mut materials: ResMut<Assets<SkyMaterial>>) {
-    if !sun.is_changed() {
-        return;
-    }
     let Some(sky) = sky else { return };
     if let Some(mut m) = materials.get_mut(&sky.0) {
         m.params.sun = sun_direction(sun.elevation_deg, sun.azimuth_deg).extend(SUN_DISC_MAX_DEG.to_radians());
     }
 }
 
-fn apply_sky_settings(settings: Res<SkySettings>, mut dome: Query<&mut Visibility, With<SkyDome>>) {
-    if !settings.is_changed() {
-        return;
-    }
+/// The sky toggle: off shows the clear colour.
+fn show_sky(toggles: Res<super::debug::DebugToggles>, mut dome: Query<&mut Visibility, With<SkyDome>>) {
     for mut v in &mut dome {
-        *v = if settings.enabled { Visibility::Visible } else { Visibility::Hidden };
+        *v = if toggles.sky { Visibility::Visible } else { Visibility::Hidden };
     }
 }
 

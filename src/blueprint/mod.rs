@@ -12,4 +12,4 @@ mod writer;
 pub use error::{BlueprintError, ErrorKind};
 pub use model::*;
 pub use reader::{DIRECT_READ_MIN_BYTES, SectionInfo, list_sections, read_bytes, read_file};
-pub use writer::{temp_path_for, to_bytes, write_bytes_atomic, write_file_atomic};
+pub use writer::{to_bytes, write_file_atomic};

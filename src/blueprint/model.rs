@@ -24,6 +24,12 @@ pub const WATER_BODY_RECORD_LEN: usize = 20;
 pub const TOWN_RECORD_LEN: usize = 10;
 /// Body id 1 is the ocean (SPEC §1).
 pub const OCEAN_BODY_ID: u16 = 1;
+/// The reference game's raw-height → metres mapping: the `metresPerRaw` that blueprints written
+/// by the forge carry, and what tools assume before a blueprint is loaded.
+pub const DEFAULT_METRES_PER_RAW: f32 = 251.0;
+/// The forge's sea level in raw units: the ocean floor (raw 0) lies 75 m below it, and summits
+/// capped near 420 m above sea stay inside the `WSRF` range (≤ 1.99997 raw).
+pub const DEFAULT_SEA_LEVEL_RAW: f32 = 0.3;
 
 /// Section tags: four ASCII bytes read as a little-endian u32.
 pub mod tags {
@@ -273,25 +279,12 @@ impl Blueprint {
         let p = &self.params;
         let land = self.heights_raw.iter().filter(|&&h| h >= p.sea_level_raw).count();
         let (lo, hi) = self.heights_raw.iter().fold((f32::MAX, f32::MIN), |(a, b), &h| (a.min(h), b.max(h)));
-        let (mut wet, mut seam) = (0u64, 0u64);
-        if let Some(w) = &self.water {
-            let ocean = w.ocean().map(|b| b.surface_level_raw * p.metres_per_raw);
-            for (i, &id) in w.body_ids.iter().enumerate() {
-                if id != 0 {
-                    wet += 1;
-                } else if let Some(o) = ocean
-                    && (self.heights_raw[i] * p.metres_per_raw).max(crate::world::FLOOR_Y_M) < o
-                {
-                    seam += 1;
-                }
-            }
-        }
+        let wet = self.water.as_ref().map_or(0, |w| w.body_ids.iter().filter(|&&id| id != 0).count() as u64);
         BlueprintStats {
             land_fraction: land as f64 / self.heights_raw.len() as f64,
             height_min_m: lo * p.metres_per_raw,
             height_max_m: hi * p.metres_per_raw,
             wet_pixels: wet,
-            seam_candidates: seam,
             water_bodies: self.water.as_ref().and_then(|w| w.bodies.as_ref()).map_or(0, |b| b.len()),
             towns: self.towns.as_ref().map_or(0, |t| t.len()),
         }
@@ -312,9 +305,6 @@ pub struct BlueprintStats {
     pub height_max_m: f32,
     /// Pixels with a non-zero `WBID`.
     pub wet_pixels: u64,
-    /// Dry pixels whose rendered ground lies below the ocean body's level: where the world's
-    /// shoreline-seam rule will make water.
-    pub seam_candidates: u64,
     pub water_bodies: usize,
     pub towns: usize,
 }

@@ -4,8 +4,7 @@
 use super::error::{BlueprintError, ErrorKind};
 use super::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE, WriteBytesExt};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn model_err(kind: ErrorKind, tag: &[u8; 4]) -> BlueprintError {
     BlueprintError::new(kind, Some(*tag), 0)
@@ -100,104 +99,148 @@ pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
     out.extend_from_slice(&bp.map_size.to_le_bytes());
     out.extend_from_slice(&bp.seed.to_le_bytes());
 
-    let mut p = Vec::with_capacity(PRMS_LEN);
-    p.write_u16::<LE>(PRMS_VERSION).unwrap();
-    let pr = &bp.params;
-    for v in [pr.sea_level_raw, pr.metres_per_raw, pr.metres_per_pixel, pr.crater_x, pr.crater_y, pr.crater_radius] {
-        p.write_f32::<LE>(v).unwrap();
-    }
-    section(&mut out, tags::PRMS, &p);
-
-    let mut h = vec![0u8; 4 * cells];
-    LE::write_f32_into(&bp.heights_raw, &mut h);
-    section(&mut out, tags::HGTS, &h);
-    drop(h);
-    section(&mut out, tags::BIOM, &bp.biomes);
-
+    write_params(&mut out, &bp.params);
+    write_heights(&mut out, &bp.heights_raw);
+    write_biomes(&mut out, &bp.biomes);
     if let Some(towns) = &bp.towns {
-        let mut t = Vec::with_capacity(4 + towns.len() * TOWN_RECORD_LEN);
-        t.write_i32::<LE>(towns.len() as i32).unwrap();
-        for town in towns {
-            t.write_f32::<LE>(town.x).unwrap();
-            t.write_f32::<LE>(town.y).unwrap();
-            t.push(town.tier as u8);
-            t.push(town.is_highway_node as u8);
-        }
-        section(&mut out, tags::TOWN, &t);
+        write_towns(&mut out, towns);
     }
     if let Some(w) = &bp.water {
-        let mut ids = vec![0u8; 2 * cells];
-        LE::write_u16_into(&w.body_ids, &mut ids);
-        section(&mut out, tags::WBID, &ids);
+        write_body_ids(&mut out, &w.body_ids);
         if let Some(bodies) = &w.bodies {
-            let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_RECORD_LEN);
-            b.write_i32::<LE>(bodies.len() as i32).unwrap();
-            for body in bodies {
-                b.write_u16::<LE>(body.id).unwrap();
-                b.push(body.kind as u8);
-                b.push(body.salinity as u8);
-                b.write_f32::<LE>(body.surface_level_raw).unwrap();
-                b.write_i32::<LE>(body.pixel_count).unwrap();
-                b.write_f32::<LE>(body.centroid_x).unwrap();
-                b.write_f32::<LE>(body.centroid_y).unwrap();
-            }
-            section(&mut out, tags::WBTB, &b);
+            write_bodies(&mut out, bodies);
         }
         if let Some(s) = &w.surface {
-            LE::write_u16_into(s, &mut ids);
-            section(&mut out, tags::WSRF, &ids);
+            write_surface(&mut out, s);
         }
     }
     if let Some(c) = &bp.curve {
-        let mut b = Vec::with_capacity(2 + c.body.len());
-        b.write_u16::<LE>(c.version).unwrap();
-        b.extend_from_slice(&c.body);
-        section(&mut out, tags::TCRV, &b);
+        write_curve(&mut out, c);
     }
     if let Some(d) = &bp.detail {
-        let mut b = Vec::with_capacity(TDTL_LEN);
-        b.write_u16::<LE>(TDTL_VERSION).unwrap();
-        b.write_f32::<LE>(d.relief_amp_m).unwrap();
-        b.write_f32::<LE>(d.relief_freq_islands).unwrap();
-        b.write_i32::<LE>(d.relief_seed_offset).unwrap();
-        b.write_f32::<LE>(d.edge_amp_m).unwrap();
-        b.write_f32::<LE>(d.edge_freq_islands).unwrap();
-        b.write_i32::<LE>(d.edge_seed_offset).unwrap();
-        b.write_f32::<LE>(d.edge_max_shift_m).unwrap();
-        section(&mut out, tags::TDTL, &b);
+        write_detail(&mut out, d);
     }
     if let Some(e) = &bp.erosion {
-        let mut b = Vec::with_capacity(EROS_LEN);
-        b.write_u16::<LE>(EROS_VERSION).unwrap();
-        for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
-            b.write_i32::<LE>(v).unwrap();
-        }
-        for v in [
-            e.carve_cap_m,
-            e.deposit_cap_m,
-            e.sea_margin_m,
-            e.inertia,
-            e.capacity_factor,
-            e.min_slope_m,
-            e.erode_rate,
-            e.deposit_rate,
-            e.evaporation,
-            e.gravity,
-            e.crater_core_factor,
-            e.crater_feather_factor,
-        ] {
-            b.write_f32::<LE>(v).unwrap();
-        }
-        b.push(e.crater_mode);
-        section(&mut out, tags::EROS, &b);
+        write_erosion(&mut out, e);
     }
     Ok(out)
 }
 
-/// The temporary file a write goes through: same folder (so the rename is atomic), hidden name.
-pub fn temp_path_for(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+/// A little-endian u16 grid as one section: `WBID` and `WSRF` share this layout, so it is written once.
+fn write_u16_grid(out: &mut Vec<u8>, tag: u32, grid: &[u16]) {
+    let mut b = vec![0u8; 2 * grid.len()];
+    LE::write_u16_into(grid, &mut b);
+    section(out, tag, &b);
+}
+
+/// `PRMS`: the version and the six scalar parameters; one encoder per section, as the reader's `parse_params`.
+fn write_params(out: &mut Vec<u8>, pr: &Params) {
+    let mut p = Vec::with_capacity(PRMS_LEN);
+    p.write_u16::<LE>(PRMS_VERSION).unwrap();
+    for v in [pr.sea_level_raw, pr.metres_per_raw, pr.metres_per_pixel, pr.crater_x, pr.crater_y, pr.crater_radius] {
+        p.write_f32::<LE>(v).unwrap();
+    }
+    section(out, tags::PRMS, &p);
+}
+
+/// `HGTS`: the N² raw heights as little-endian f32s; its own encoder, as the reader's `parse_heights`.
+fn write_heights(out: &mut Vec<u8>, heights_raw: &[f32]) {
+    let mut h = vec![0u8; 4 * heights_raw.len()];
+    LE::write_f32_into(heights_raw, &mut h);
+    section(out, tags::HGTS, &h);
+}
+
+/// `BIOM`: the N² biome ordinals, one byte each, as they are; its own encoder, as the reader's `parse_biomes`.
+fn write_biomes(out: &mut Vec<u8>, biomes: &[u8]) {
+    section(out, tags::BIOM, biomes);
+}
+
+/// `TOWN`: the count, then one record per town; its own encoder, as the reader's `parse_towns`.
+fn write_towns(out: &mut Vec<u8>, towns: &[Town]) {
+    let mut t = Vec::with_capacity(4 + towns.len() * TOWN_RECORD_LEN);
+    t.write_i32::<LE>(towns.len() as i32).unwrap();
+    for town in towns {
+        t.write_f32::<LE>(town.x).unwrap();
+        t.write_f32::<LE>(town.y).unwrap();
+        t.push(town.tier as u8);
+        t.push(town.is_highway_node as u8);
+    }
+    section(out, tags::TOWN, &t);
+}
+
+/// `WBID`: the N² water body ids; its own encoder, as the reader's `WBID` arm of `parse`.
+fn write_body_ids(out: &mut Vec<u8>, body_ids: &[u16]) {
+    write_u16_grid(out, tags::WBID, body_ids);
+}
+
+/// `WBTB`: the count, then one record per water body; its own encoder, as the reader's `parse_bodies`.
+fn write_bodies(out: &mut Vec<u8>, bodies: &[WaterBody]) {
+    let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_RECORD_LEN);
+    b.write_i32::<LE>(bodies.len() as i32).unwrap();
+    for body in bodies {
+        b.write_u16::<LE>(body.id).unwrap();
+        b.push(body.kind as u8);
+        b.push(body.salinity as u8);
+        b.write_f32::<LE>(body.surface_level_raw).unwrap();
+        b.write_i32::<LE>(body.pixel_count).unwrap();
+        b.write_f32::<LE>(body.centroid_x).unwrap();
+        b.write_f32::<LE>(body.centroid_y).unwrap();
+    }
+    section(out, tags::WBTB, &b);
+}
+
+/// `WSRF`: the N² quantised water surface levels; its own encoder, as the reader's `WSRF` arm of `parse`.
+fn write_surface(out: &mut Vec<u8>, surface: &[u16]) {
+    write_u16_grid(out, tags::WSRF, surface);
+}
+
+/// `TCRV`: the curve version, then its body bytes as kept; its own encoder, as the reader's `TCRV` arm.
+fn write_curve(out: &mut Vec<u8>, c: &CurveMeta) {
+    let mut b = Vec::with_capacity(2 + c.body.len());
+    b.write_u16::<LE>(c.version).unwrap();
+    b.extend_from_slice(&c.body);
+    section(out, tags::TCRV, &b);
+}
+
+/// `TDTL` v2: the detail pass as applied; its own encoder, as the reader's `parse_detail`.
+fn write_detail(out: &mut Vec<u8>, d: &DetailMeta) {
+    let mut b = Vec::with_capacity(TDTL_LEN);
+    b.write_u16::<LE>(TDTL_VERSION).unwrap();
+    b.write_f32::<LE>(d.relief_amp_m).unwrap();
+    b.write_f32::<LE>(d.relief_freq_islands).unwrap();
+    b.write_i32::<LE>(d.relief_seed_offset).unwrap();
+    b.write_f32::<LE>(d.edge_amp_m).unwrap();
+    b.write_f32::<LE>(d.edge_freq_islands).unwrap();
+    b.write_i32::<LE>(d.edge_seed_offset).unwrap();
+    b.write_f32::<LE>(d.edge_max_shift_m).unwrap();
+    section(out, tags::TDTL, &b);
+}
+
+/// `EROS` v3: the erosion pass as applied; its own encoder, as the reader's `parse_erosion`.
+fn write_erosion(out: &mut Vec<u8>, e: &ErosionMeta) {
+    let mut b = Vec::with_capacity(EROS_LEN);
+    b.write_u16::<LE>(EROS_VERSION).unwrap();
+    for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
+        b.write_i32::<LE>(v).unwrap();
+    }
+    for v in [
+        e.carve_cap_m,
+        e.deposit_cap_m,
+        e.sea_margin_m,
+        e.inertia,
+        e.capacity_factor,
+        e.min_slope_m,
+        e.erode_rate,
+        e.deposit_rate,
+        e.evaporation,
+        e.gravity,
+        e.crater_core_factor,
+        e.crater_feather_factor,
+    ] {
+        b.write_f32::<LE>(v).unwrap();
+    }
+    b.push(e.crater_mode);
+    section(out, tags::EROS, &b);
 }
 
 /// Write a blueprint atomically: serialise, write a temporary file in the same folder, flush and
@@ -205,32 +248,6 @@ pub fn temp_path_for(path: &Path) -> PathBuf {
 /// new one, never a half-written blueprint.
 pub fn write_file_atomic(path: &Path, bp: &Blueprint) -> Result<(), BlueprintError> {
     let bytes = to_bytes(bp)?;
-    write_bytes_atomic(path, &bytes)
+    crate::io::write_bytes_atomic(path, &bytes)
         .map_err(|e| BlueprintError::new(ErrorKind::Io(format!("cannot write {}: {e}", path.display())), None, 0))
-}
-
-/// The atomic replace on its own, for any bytes.
-pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = temp_path_for(path);
-    // Test knob: `ISLA_SLOW_WRITE_MS` sleeps between 1 MiB chunks, simulating a slow disk so a
-    // test can kill a writer mid-write and check that the old file survives.
-    let pause = std::env::var("ISLA_SLOW_WRITE_MS").ok().and_then(|v| v.parse::<u64>().ok());
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        for chunk in bytes.chunks(1 << 20) {
-            f.write_all(chunk)?;
-            if let Some(ms) = pause {
-                f.flush()?;
-                std::thread::sleep(std::time::Duration::from_millis(ms));
-            }
-        }
-        f.flush()?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

@@ -16,7 +16,7 @@ pub enum Side {
     South,
 }
 
-/// The 20 orientations, in the reference game's enum order (reference/000: codes 0xC0, 0xC1,
+/// The 20 orientations, in the reference game's enum order (its cliff notes: codes 0xC0, 0xC1,
 /// 0xCC, 0xF0 store orientations 12, 8, 4, 0), so `as u8` is its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]

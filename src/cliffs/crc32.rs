@@ -1,7 +1,7 @@
 //! Standard CRC-32 (zlib / ANSI: reflected polynomial 0xEDB88320, init and final XOR 0xFFFFFFFF).
 //!
 //! The reference game hashes a string noise seed (`seed1 = 'nauvis_offset_x'`) to a u32 with this
-//! exact function (reference/000: its shipped lookup table starts 0, 0x77073096, 0xEE0E612C).
+//! exact function (the reference's cliff notes: its shipped lookup table starts 0, 0x77073096, 0xEE0E612C).
 
 /// The reflected zlib polynomial.
 const POLY: u32 = 0xEDB8_8320;

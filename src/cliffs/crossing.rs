@@ -1,4 +1,4 @@
-//! The crossing rule (SPEC §6, reference/000 `crossesCliff`): whether the cliff band boundary
+//! The crossing rule (SPEC §6, the reference game's `crossesCliff`): whether the cliff band boundary
 //! nearest below the higher corner lies strictly between an edge's two corners, and which way.
 
 /// Signed crossing of the edge from corner `a` to corner `b`: `+1` when the ground rises across a

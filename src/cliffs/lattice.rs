@@ -2,16 +2,16 @@
 //! at the bare corners `(chunkX·32 + i·4, chunkY·32 + j·4)`, cliffs centred at `(+2, +2.5)` in
 //! their cell; plus chunk-aligned windows and the per-chunk smoothing of the elevation.
 
-/// Tiles per cell side (reference/000: `grid_size = {4, 4}`).
+/// Tiles per cell side (reference, Nauvis notes: `grid_size = {4, 4}`).
 pub const CELL_TILES: i64 = 4;
-/// Tiles per chunk side (reference/000: "a 32-tile chunk").
+/// Tiles per chunk side (reference, Nauvis notes: "a 32-tile chunk").
 pub const CHUNK_TILES: i64 = 32;
 /// Cells per chunk side: 32 / 4.
 pub const CHUNK_CELLS: usize = (CHUNK_TILES / CELL_TILES) as usize;
 /// Corners per chunk side: one more than cells.
 pub const CHUNK_CORNERS: usize = CHUNK_CELLS + 1;
 /// A cliff's centre inside its cell, tiles: `grid_size / 2 + grid_offset` with `grid_offset =
-/// {0, 0.5}`, applied to the centre only, never to the samples (reference/000, "#70").
+/// {0, 0.5}`, applied to the centre only, never to the samples (as the reference's cliff notes found).
 pub const CELL_CENTRE_OFFSET_TILES: [f32; 2] = [2.0, 2.5];
 
 /// World tile position of in-chunk corner `(i, j)` of chunk `(chunk_x, chunk_y)`, `i, j` in 0..=8.

@@ -226,20 +226,10 @@ pub fn compose(req: &MapRequest, placement: Option<CliffPlacement>) -> MapRender
 
 /// PNG bytes of an image.
 pub fn encode_png(img: &RgbaImage) -> anyhow::Result<Vec<u8>> {
-    use image::ImageEncoder;
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out).write_image(
-        &img.pixels,
-        img.width,
-        img.height,
-        image::ExtendedColorType::Rgba8,
-    )?;
-    Ok(out)
+    crate::io::encode_png_rgba(&img.pixels, img.width, img.height)
 }
 
 /// Write an image as PNG atomically (temporary file, then rename).
 pub fn write_png(path: &Path, img: &RgbaImage) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let bytes = encode_png(img)?;
-    crate::blueprint::write_bytes_atomic(path, &bytes).with_context(|| format!("cannot write {}", path.display()))
+    crate::io::write_png_atomic(path, &encode_png(img)?)
 }

@@ -8,7 +8,7 @@
 use super::crc32::crc32;
 use noise::{NoiseFn, Perlin};
 
-/// `seed1` of a noise layer: a number, or a name hashed with CRC-32 (reference/000: "seed1(name) =
+/// `seed1` of a noise layer: a number, or a name hashed with CRC-32 (reference, Nauvis notes: "seed1(name) =
 /// crc32(utf8Bytes(name)), seed0-independent").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seed1<'a> {

@@ -118,6 +118,18 @@ pub fn sample_lattice<F: FieldSource + ?Sized>(window: &ChunkWindow, fields: &F)
     (elevation, cliffiness)
 }
 
+/// What every chunk reads (window lattice, dials), worked out once and shared read-only by the parallel chunks.
+struct ChunkInputs<'a> {
+    window: &'a ChunkWindow,
+    raw_elevation: &'a [f32],
+    cliffiness: &'a [f32],
+    enabled: bool,
+    e0: f32,
+    interval: f32,
+    smoothing: f32,
+    water: Option<&'a WaterMask>,
+}
+
 /// Place cliffs over `window`. Runs on the current rayon pool (install a 1-thread pool for a
 /// single-threaded run); the output does not depend on the thread count.
 pub fn place_cliffs<F: FieldSource + ?Sized>(
@@ -128,81 +140,112 @@ pub fn place_cliffs<F: FieldSource + ?Sized>(
 ) -> CliffPlacement {
     let t = Instant::now();
     let (raw_elevation, cliffiness) = sample_lattice(&window, fields);
-    let corners_w = window.corners_w();
-    let enabled = settings.enabled();
-    let (e0, interval, smoothing) = (settings.elevation_0, settings.effective_interval(), settings.smoothing);
-    let (cell_x0, cell_y0) = window.origin_cell();
+    let inputs = ChunkInputs {
+        window: &window,
+        raw_elevation: &raw_elevation,
+        cliffiness: &cliffiness,
+        enabled: settings.enabled(),
+        e0: settings.elevation_0,
+        interval: settings.effective_interval(),
+        smoothing: settings.smoothing,
+        water,
+    };
 
     let chunks: Vec<(i32, i32)> = window.chunks().collect();
-    let results: Vec<ChunkResult> = chunks
-        .par_iter()
-        .map(|&(chx, chy)| {
-            // This chunk's corners inside the window lattice.
-            let gx0 = (chx - window.chunk_x0) as usize * CHUNK_CELLS;
-            let gy0 = (chy - window.chunk_y0) as usize * CHUNK_CELLS;
-            let at = |i: usize, j: usize| (gx0 + i) + corners_w * (gy0 + j);
-            let mut elev = [0f32; CHUNK_CORNERS * CHUNK_CORNERS];
-            let mut cliffy = [0f32; CHUNK_CORNERS * CHUNK_CORNERS];
-            for j in 0..CHUNK_CORNERS {
-                for i in 0..CHUNK_CORNERS {
-                    elev[i + CHUNK_CORNERS * j] = raw_elevation[at(i, j)];
-                    cliffy[i + CHUNK_CORNERS * j] = cliffiness[at(i, j)];
-                }
-            }
-            smooth_chunk_elevation(&mut elev, smoothing);
-            let mut r = ChunkResult {
-                smoothed: elev,
-                codes: [0; CHUNK_CELLS * CHUNK_CELLS],
-                rejected_by_water: 0,
-                repaired_edges: 0,
-                restarted: false,
-                abandoned: false,
-            };
-            if !enabled {
-                return r;
-            }
-            let cross =
-                |a: usize, b: usize| crosses_cliff(elev[a], elev[b], (cliffy[a] + cliffy[b]) * 0.5, e0, interval);
-            let mut edges = ChunkEdges::default();
-            for y in 0..CHUNK_CELLS {
-                for x in 0..CHUNK_CORNERS {
-                    edges.vertical[x + CHUNK_CORNERS * y] = cross(x + CHUNK_CORNERS * y, x + CHUNK_CORNERS * (y + 1));
-                }
-            }
-            for y in 0..CHUNK_CORNERS {
-                for x in 0..CHUNK_CELLS {
-                    edges.horizontal[x + CHUNK_CELLS * y] = cross(x + CHUNK_CORNERS * y, x + 1 + CHUNK_CORNERS * y);
-                }
-            }
-            let outcome = fix_impossible_cells(&mut edges);
-            r.repaired_edges = outcome.cleared_edges;
-            r.restarted = outcome.restarted;
-            r.abandoned = outcome.abandoned_from.is_some();
-            let live_cells = outcome.abandoned_from.unwrap_or(CHUNK_CELLS * CHUNK_CELLS);
-            for idx in 0..live_cells {
-                let (cx, cy) = (idx % CHUNK_CELLS, idx / CHUNK_CELLS);
-                let code = edges.code(cx, cy);
-                if orientation_of(code).is_none() {
-                    continue;
-                }
-                let gcx = chx as i64 * CHUNK_CELLS as i64 + cx as i64;
-                let gcy = chy as i64 * CHUNK_CELLS as i64 + cy as i64;
-                if water.is_some_and(|w| w.footprint_touches_water(gcx, gcy)) {
-                    r.rejected_by_water += 1;
-                    continue;
-                }
-                r.codes[idx] = code;
-            }
-            r
-        })
-        .collect();
+    let results: Vec<ChunkResult> = chunks.par_iter().map(|&(chx, chy)| place_chunk(&inputs, chx, chy)).collect();
 
-    // Assemble in window order (deterministic whatever the thread count).
+    let (elevation, cell_codes, mut stats) = assemble(&window, &chunks, &results, raw_elevation.len());
+    let cliffs = collect_cliffs(&window, &cell_codes, &mut stats);
+    stats.elapsed_ms = t.elapsed().as_secs_f64() * 1e3;
+    CliffPlacement { window, settings: *settings, elevation, cliffiness, cell_codes, cliffs, stats }
+}
+
+/// One chunk's cliffs from its own 9 × 9 corners only: the unit of parallel work, so any tiling matches the whole.
+fn place_chunk(inputs: &ChunkInputs<'_>, chx: i32, chy: i32) -> ChunkResult {
+    let window = inputs.window;
+    let corners_w = window.corners_w();
+    // This chunk's corners inside the window lattice.
+    let gx0 = (chx - window.chunk_x0) as usize * CHUNK_CELLS;
+    let gy0 = (chy - window.chunk_y0) as usize * CHUNK_CELLS;
+    let at = |i: usize, j: usize| (gx0 + i) + corners_w * (gy0 + j);
+    let mut elev = [0f32; CHUNK_CORNERS * CHUNK_CORNERS];
+    let mut cliffy = [0f32; CHUNK_CORNERS * CHUNK_CORNERS];
+    for j in 0..CHUNK_CORNERS {
+        for i in 0..CHUNK_CORNERS {
+            elev[i + CHUNK_CORNERS * j] = inputs.raw_elevation[at(i, j)];
+            cliffy[i + CHUNK_CORNERS * j] = inputs.cliffiness[at(i, j)];
+        }
+    }
+    smooth_chunk_elevation(&mut elev, inputs.smoothing);
+    let mut r = ChunkResult {
+        smoothed: elev,
+        codes: [0; CHUNK_CELLS * CHUNK_CELLS],
+        rejected_by_water: 0,
+        repaired_edges: 0,
+        restarted: false,
+        abandoned: false,
+    };
+    if !inputs.enabled {
+        return r;
+    }
+    let mut edges = chunk_crossings(&elev, &cliffy, inputs.e0, inputs.interval);
+    let outcome = fix_impossible_cells(&mut edges);
+    r.repaired_edges = outcome.cleared_edges;
+    r.restarted = outcome.restarted;
+    r.abandoned = outcome.abandoned_from.is_some();
+    let live_cells = outcome.abandoned_from.unwrap_or(CHUNK_CELLS * CHUNK_CELLS);
+    for idx in 0..live_cells {
+        let (cx, cy) = (idx % CHUNK_CELLS, idx / CHUNK_CELLS);
+        let code = edges.code(cx, cy);
+        if orientation_of(code).is_none() {
+            continue;
+        }
+        let gcx = chx as i64 * CHUNK_CELLS as i64 + cx as i64;
+        let gcy = chy as i64 * CHUNK_CELLS as i64 + cy as i64;
+        if inputs.water.is_some_and(|w| w.footprint_touches_water(gcx, gcy)) {
+            r.rejected_by_water += 1;
+            continue;
+        }
+        r.codes[idx] = code;
+    }
+    r
+}
+
+/// The signed crossings of one chunk's 144 edges before repair: the step the crossing rule owns, kept apart.
+fn chunk_crossings(
+    elev: &[f32; CHUNK_CORNERS * CHUNK_CORNERS],
+    cliffy: &[f32; CHUNK_CORNERS * CHUNK_CORNERS],
+    e0: f32,
+    interval: f32,
+) -> ChunkEdges {
+    let cross = |a: usize, b: usize| crosses_cliff(elev[a], elev[b], (cliffy[a] + cliffy[b]) * 0.5, e0, interval);
+    let mut edges = ChunkEdges::default();
+    for y in 0..CHUNK_CELLS {
+        for x in 0..CHUNK_CORNERS {
+            edges.vertical[x + CHUNK_CORNERS * y] = cross(x + CHUNK_CORNERS * y, x + CHUNK_CORNERS * (y + 1));
+        }
+    }
+    for y in 0..CHUNK_CORNERS {
+        for x in 0..CHUNK_CELLS {
+            edges.horizontal[x + CHUNK_CELLS * y] = cross(x + CHUNK_CORNERS * y, x + 1 + CHUNK_CORNERS * y);
+        }
+    }
+    edges
+}
+
+/// Assemble the chunk results in window order (deterministic whatever the thread count): sequential, apart.
+fn assemble(
+    window: &ChunkWindow,
+    chunks: &[(i32, i32)],
+    results: &[ChunkResult],
+    corner_len: usize,
+) -> (Vec<f32>, Vec<u8>, CliffStats) {
+    let corners_w = window.corners_w();
     let (cells_w, cells_h) = (window.cells_w(), window.cells_h());
-    let mut elevation = vec![0f32; raw_elevation.len()];
+    let mut elevation = vec![0f32; corner_len];
     let mut cell_codes = vec![0u8; cells_w * cells_h];
     let mut stats = CliffStats { corner_evaluations: window.corner_count(), ..Default::default() };
-    for (&(chx, chy), r) in chunks.iter().zip(&results) {
+    for (&(chx, chy), r) in chunks.iter().zip(results) {
         let gx0 = (chx - window.chunk_x0) as usize * CHUNK_CELLS;
         let gy0 = (chy - window.chunk_y0) as usize * CHUNK_CELLS;
         for j in 0..CHUNK_CORNERS {
@@ -220,6 +263,13 @@ pub fn place_cliffs<F: FieldSource + ?Sized>(
         stats.chunks_restarted += r.restarted as u32;
         stats.chunks_abandoned += r.abandoned as u32;
     }
+    (elevation, cell_codes, stats)
+}
+
+/// The placed cliffs, sorted by `(cell_y, cell_x)`, counted into `stats`: it reads cells, not chunks, so apart.
+fn collect_cliffs(window: &ChunkWindow, cell_codes: &[u8], stats: &mut CliffStats) -> Vec<PlacedCliff> {
+    let (cell_x0, cell_y0) = window.origin_cell();
+    let (cells_w, cells_h) = (window.cells_w(), window.cells_h());
     let mut cliffs = Vec::new();
     for cy in 0..cells_h {
         for cx in 0..cells_w {
@@ -236,6 +286,5 @@ pub fn place_cliffs<F: FieldSource + ?Sized>(
             }
         }
     }
-    stats.elapsed_ms = t.elapsed().as_secs_f64() * 1e3;
-    CliffPlacement { window, settings: *settings, elevation, cliffiness, cell_codes, cliffs, stats }
+    cliffs
 }

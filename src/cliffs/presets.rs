@@ -7,42 +7,42 @@ use super::noise::{BasisNoise, MultiOctaveNoise, Seed1, slider_to_linear};
 use super::settings::{CliffPreset, CliffSettings};
 use crate::blueprint::Blueprint;
 
-/// `cliffiness_basic`'s noise (reference/001): seed1 123, input scale 1/32, two octaves, each next
+/// `cliffiness_basic`'s noise (reference, Vulcanus notes): seed1 123, input scale 1/32, two octaves, each next
 /// octave at 1/3 the input scale and the same output scale.
 const BASIC_CLIFFINESS_SEED1: u32 = 123;
 const BASIC_CLIFFINESS_INPUT_SCALE: f64 = 1.0 / 32.0;
 const BASIC_CLIFFINESS_OCTAVES: u32 = 2;
 const BASIC_CLIFFINESS_OCTAVE_INPUT_MULTIPLIER: f64 = 1.0 / 3.0;
 
-/// Nauvis's segmentation multiplier at the default water slider (reference/000's input scales
+/// Nauvis's segmentation multiplier at the default water slider (the reference's Nauvis input scales
 /// are written as `nauvis_segmentation_multiplier / k`).
 const NAUVIS_SEGMENTATION: f64 = 1.0;
-/// `nauvis_hills`: |4-octave noise|, persistence 0.5, seed1 900, input scale seg/90 (reference/000).
+/// `nauvis_hills`: |4-octave noise|, persistence 0.5, seed1 900, input scale seg/90 (reference, Nauvis).
 const NAUVIS_HILLS_SEED1: u32 = 900;
 const NAUVIS_HILLS_OCTAVES: u32 = 4;
 const NAUVIS_HILLS_INPUT_DIVISOR: f64 = 90.0;
 /// The offset hills field is the same noise displaced by 12 tiles along a unit-ish vector field.
 const NAUVIS_HILLS_OFFSET_TILES: f64 = 12.0;
 const NAUVIS_OFFSET_INPUT_DIVISOR: f64 = 500.0;
-/// `normalize(a, b, bias) = a / sqrt(bias + a² + b²)`, bias 0.001 (reference/000).
+/// `normalize(a, b, bias) = a / sqrt(bias + a² + b²)`, bias 0.001 (reference, Nauvis).
 const NAUVIS_NORMALIZE_BIAS: f64 = 0.001;
 /// `nauvis_hills_cliff_level` is not in the reference notes; this port uses a slow noise around
 /// the typical |4-octave Perlin| value, so the elevation-0 contour meanders between hills.
 const NAUVIS_CLIFF_LEVEL_MEAN: f64 = 0.3;
 const NAUVIS_CLIFF_LEVEL_AMPLITUDE: f64 = 0.1;
 const NAUVIS_CLIFF_LEVEL_INPUT_DIVISOR: f64 = 800.0;
-/// `cliff_elevation_nauvis = 10 + 30·(hills − level)` (reference/000).
+/// `cliff_elevation_nauvis = 10 + 30·(hills − level)` (reference, Nauvis).
 const NAUVIS_ELEVATION_OFFSET: f64 = 10.0;
 const NAUVIS_ELEVATION_SCALE: f64 = 30.0;
-/// `low_frequency_cliffiness`: seed1 86883, input scale seg/500, output scale 0.51 (reference/000).
+/// `low_frequency_cliffiness`: seed1 86883, input scale seg/500, output scale 0.51 (reference, Nauvis).
 const NAUVIS_LOW_FREQUENCY_SEED1: u32 = 86883;
 const NAUVIS_LOW_FREQUENCY_OUTPUT_SCALE: f64 = 0.51;
-/// The gate's value when on: `cliffiness_nauvis = (main >= cutoff) × 10` (reference/000).
+/// The gate's value when on: `cliffiness_nauvis = (main >= cutoff) × 10` (reference, Nauvis).
 const NAUVIS_CLIFFINESS_ON: f32 = 10.0;
 /// The frequency the reference's default interval means: `cliff_frequency = 40 / interval`.
 const NAUVIS_FREQUENCY_INTERVAL: f64 = 40.0;
 
-/// Vulcanus's elevation is not ported (reference/001 routes the planet's own elevation); this is
+/// Vulcanus's elevation is not ported (the reference's Vulcanus routes the planet's own elevation); this is
 /// a stand-in with the same role: a 5-octave noise spanning several 120-unit bands above 70.
 const VULCANUS_ELEVATION_BASE: f64 = 130.0;
 const VULCANUS_ELEVATION_AMPLITUDE: f64 = 300.0;

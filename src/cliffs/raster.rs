@@ -5,32 +5,15 @@
 use super::codes::Orientation;
 use super::lattice::{CELL_TILES, CHUNK_TILES};
 use super::place::CliffPlacement;
-use crate::blueprint::{Blueprint, OCEAN_BODY_ID, TownTier};
+use crate::blueprint::{Blueprint, TownTier};
+pub use crate::raster::{hillshade, hypsometric_colour, to_u8, water_body_colour, water_depth_colour};
 use crate::world::{WaterSource, WorldLayout, column_gradient, water_column};
 
-/// The reference's cliff map colour (reference/001: `map_color = {144, 119, 87}`, shared by both
+/// The reference's cliff map colour (its Vulcanus notes: `map_color = {144, 119, 87}`, shared by both
 /// planets' cliff prototypes).
 pub const CLIFF_MAP_COLOUR: [u8; 3] = [144, 119, 87];
 /// Background where no terrain is drawn (off the map, or the terrain layer is off).
 pub const BACKGROUND_COLOUR: [u8; 3] = [24, 26, 30];
-/// Hypsometric tint stops: metres above sea → colour (beach sand, lowland green, bench olive,
-/// plateau ochre, summit rock, snow; the forge's shelves sit near 100 m and 220 m, SPEC §2).
-pub const HYPSOMETRIC_STOPS: [(f32, [u8; 3]); 6] = [
-    (0.0, [214, 201, 150]),
-    (12.0, [104, 158, 88]),
-    (100.0, [140, 150, 86]),
-    (220.0, [158, 128, 88]),
-    (330.0, [128, 118, 108]),
-    (420.0, [240, 240, 240]),
-];
-/// Water colour at zero depth and at great depth; depth blends with `1 − e^(−depth/scale)`.
-pub const SHALLOW_WATER_COLOUR: [u8; 3] = [118, 196, 214];
-pub const DEEP_WATER_COLOUR: [u8; 3] = [14, 38, 92];
-pub const WATER_DEPTH_SCALE_M: f32 = 40.0;
-/// Sun for the hillshade: from the north-west, 45° up (the cartographic convention).
-const SUN_DIRECTION: [f32; 3] = [-0.5, std::f32::consts::FRAC_1_SQRT_2, -0.5];
-/// Slopes are drawn exaggerated so 4 m columns read as relief at map scale.
-const HILLSHADE_EXAGGERATION: f32 = 2.0;
 /// Overlay opacities.
 const BAND_ALPHA: f32 = 0.35;
 const CLIFFINESS_ALPHA: f32 = 0.55;
@@ -40,7 +23,6 @@ const VIEW_CONE_ALPHA: f32 = 0.35;
 /// Band tints, alternating.
 const BAND_COLOURS: [[u8; 3]; 2] = [[255, 170, 60], [70, 120, 255]];
 const CLIFFINESS_COLOUR: [u8; 3] = [230, 40, 200];
-const OCEAN_BODY_COLOUR: [u8; 3] = [30, 80, 200];
 const CHUNK_GRID_COLOUR: [u8; 3] = [255, 255, 255];
 const CAMERA_COLOUR: [u8; 3] = [230, 30, 30];
 const VIEW_CONE_COLOUR: [u8; 3] = [255, 230, 80];
@@ -109,6 +91,24 @@ impl MapRegion {
     pub fn scaled(self, tiles_per_px: u32) -> Self {
         Self { tiles_per_px: tiles_per_px.max(1), ..self }
     }
+    /// Whether the region overlaps a `map_size`² map and stays a sane size (at most four map
+    /// widths on a side: no huge images, no overflow).
+    pub fn check_against(&self, map_size: u32) -> Result<(), String> {
+        let n = map_size as i64;
+        let (w, h) = (self.w as i64, self.h as i64);
+        let overlaps = self.x > -w && self.y > -h && self.x < n && self.y < n;
+        if w < 1 || h < 1 || w > 4 * n || h > 4 * n || !overlaps {
+            return Err(format!(
+                "{},{},{},{} must overlap the {n}² map and be at most {} pixels on a side",
+                self.x,
+                self.y,
+                self.w,
+                self.h,
+                4 * n
+            ));
+        }
+        Ok(())
+    }
     /// Parse `X,Y,W,H` (tiles; W and H positive).
     pub fn parse(s: &str) -> Result<Self, String> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -138,43 +138,6 @@ impl MapRegion {
         let s = self.tiles_per_px.max(1) as f64;
         ((tx - self.x as f64) / s, (ty - self.y as f64) / s)
     }
-}
-
-fn lerp3(a: [u8; 3], b: [u8; 3], t: f32) -> [f32; 3] {
-    let t = t.clamp(0.0, 1.0);
-    [0, 1, 2].map(|k| a[k] as f32 + (b[k] as f32 - a[k] as f32) * t)
-}
-
-fn to_u8(c: [f32; 3]) -> [u8; 3] {
-    c.map(|v| v.round().clamp(0.0, 255.0) as u8)
-}
-
-/// Hypsometric colour for a height above sea, metres.
-pub fn hypsometric_colour(above_sea_m: f32) -> [f32; 3] {
-    let s = &HYPSOMETRIC_STOPS;
-    if above_sea_m <= s[0].0 {
-        return lerp3(s[0].1, s[0].1, 0.0);
-    }
-    for w in s.windows(2) {
-        if above_sea_m <= w[1].0 {
-            return lerp3(w[0].1, w[1].1, (above_sea_m - w[0].0) / (w[1].0 - w[0].0));
-        }
-    }
-    lerp3(s[5].1, s[5].1, 0.0)
-}
-
-/// Water colour for a true depth in metres: lighter when shallow.
-pub fn water_depth_colour(true_depth_m: f32) -> [u8; 3] {
-    to_u8(lerp3(SHALLOW_WATER_COLOUR, DEEP_WATER_COLOUR, 1.0 - (-true_depth_m.max(0.0) / WATER_DEPTH_SCALE_M).exp()))
-}
-
-/// Lambert hillshade factor for a surface gradient (metres per metre); 1 on flat ground.
-pub fn hillshade(gradient: [f32; 2]) -> f32 {
-    let (gx, gz) = (gradient[0] * HILLSHADE_EXAGGERATION, gradient[1] * HILLSHADE_EXAGGERATION);
-    let inv = 1.0 / (gx * gx + 1.0 + gz * gz).sqrt();
-    let n = [-gx * inv, inv, -gz * inv];
-    let lit = n[0] * SUN_DIRECTION[0] + n[1] * SUN_DIRECTION[1] + n[2] * SUN_DIRECTION[2];
-    (lit.max(0.0) / SUN_DIRECTION[1]).clamp(0.25, 1.35)
 }
 
 /// Terrain: hypsometric tint with hillshade on land, water shaded by its true depth (the world's
@@ -218,15 +181,6 @@ pub fn paint_water_bodies(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprin
             }
         }
     }
-}
-
-/// A stable colour per water body id.
-pub fn water_body_colour(id: u16) -> [u8; 3] {
-    if id == OCEAN_BODY_ID {
-        return OCEAN_BODY_COLOUR;
-    }
-    let h = (id as u32).wrapping_mul(0x9E37_79B1);
-    [(h >> 24) as u8 | 0x40, (h >> 16) as u8 | 0x40, (h >> 8) as u8 | 0x40]
 }
 
 /// Bilinear sample of a placement's corner lattice at a tile position (clamped to the window).

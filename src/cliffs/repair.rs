@@ -1,4 +1,4 @@
-//! One chunk's edge crossings and the repair sweep (SPEC §6, reference/000
+//! One chunk's edge crossings and the repair sweep (SPEC §6, the reference game's
 //! `fixImpossibleCells`): a single forward pass that clears edges until every cell's code is
 //! legal, never touching an edge on the chunk's outer boundary (so neighbouring chunks, which
 //! share those edges, never disagree), with one restart that first clears the eight outer edges
@@ -22,7 +22,7 @@ pub enum Edge {
     B,
 }
 
-/// The order the sweep clears a cell's edges in (reference/000: "L, T, R, B").
+/// The order the sweep clears a cell's edges in (the reference game's cliff placer: "L, T, R, B").
 pub const CLEAR_ORDER: [Edge; 4] = [Edge::L, Edge::T, Edge::R, Edge::B];
 
 /// The signed crossings of one chunk's 144 edges (−1, 0, +1).
@@ -118,7 +118,7 @@ pub fn fix_impossible_cells(edges: &mut ChunkEdges) -> RepairOutcome {
                 return out;
             }
             Some(_) => {
-                // Restart over the arrays as the abandoned pass left them (reference/000).
+                // Restart over the arrays as the abandoned pass left them (as the reference game does).
                 retry = true;
                 out.restarted = true;
             }

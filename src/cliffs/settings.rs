@@ -43,16 +43,16 @@ pub const ISLAND_ELEVATION_0_ABOVE_SEA_M: f32 = 40.0;
 /// Island band spacing, metres (see [`ISLAND_ELEVATION_0_ABOVE_SEA_M`]; the reference's Nauvis
 /// default interval is also 40).
 pub const ISLAND_ELEVATION_INTERVAL_M: f32 = 40.0;
-/// Nauvis band constants (reference/000: "cliff_elevation_0 10, interval 40 from the preset").
+/// Nauvis band constants (reference, Nauvis notes: "cliff_elevation_0 10, interval 40 from the preset").
 pub const NAUVIS_ELEVATION_0: f32 = 10.0;
 pub const NAUVIS_ELEVATION_INTERVAL: f32 = 40.0;
-/// Nauvis's `cliff_smoothing` (reference/000: "cliff_smoothing = 0 on Nauvis").
+/// Nauvis's `cliff_smoothing` (reference, Nauvis notes: "cliff_smoothing = 0 on Nauvis").
 pub const NAUVIS_SMOOTHING: f32 = 0.0;
-/// Vulcanus band constants (reference/001: "cliff_elevation_interval = 120, cliff_elevation_0 = 70").
+/// Vulcanus band constants (the reference's Vulcanus notes: "cliff_elevation_interval = 120, cliff_elevation_0 = 70").
 pub const VULCANUS_ELEVATION_0: f32 = 70.0;
 pub const VULCANUS_ELEVATION_INTERVAL: f32 = 120.0;
 /// The prototype default `cliff_smoothing`, which Vulcanus and the island preset keep
-/// (reference/000: "the prototype default is 1, not 0").
+/// (reference, Nauvis notes: "the prototype default is 1, not 0").
 pub const DEFAULT_SMOOTHING: f32 = 1.0;
 
 /// Everything that decides a placement besides the field expressions' own constants.
@@ -65,11 +65,11 @@ pub struct CliffSettings {
     pub elevation_0: f32,
     /// `cliff_elevation_interval` before the frequency slider, same units.
     pub elevation_interval: f32,
-    /// `cliff_richness`, which the Nauvis "continuity" slider scales (reference/000:
+    /// `cliff_richness`, which the Nauvis "continuity" slider scales (reference, Nauvis notes:
     /// `getModifiedRichness = richness × size`). 0 disables cliffs.
     pub richness: f32,
     /// The frequency slider: the effective interval is `elevation_interval / frequency`
-    /// (reference/000: `getModifiedElevationInterval`). Applied on every preset.
+    /// (reference, Nauvis notes: `getModifiedElevationInterval`). Applied on every preset.
     pub frequency: f32,
     /// `cliff_smoothing` in 0..=1: how far each chunk's elevation is pulled to its knot bilerp.
     pub smoothing: f32,
@@ -77,9 +77,9 @@ pub struct CliffSettings {
 
 impl CliffSettings {
     /// The preset's defaults. For [`CliffPreset::Island`] the band phase needs the sea level:
-    /// use [`CliffSettings::for_blueprint`] (this assumes the forge's sea level).
+    /// use [`CliffSettings::for_blueprint`] (this assumes the format's default sea level).
     pub fn preset(preset: CliffPreset, seed: u32) -> Self {
-        let sea_m = crate::forge::SEA_LEVEL_RAW * crate::forge::METRES_PER_RAW;
+        let sea_m = crate::blueprint::DEFAULT_SEA_LEVEL_RAW * crate::blueprint::DEFAULT_METRES_PER_RAW;
         Self::preset_with_sea(preset, seed, sea_m)
     }
     /// The preset's defaults for a loaded blueprint: its seed, and (island) its sea level.

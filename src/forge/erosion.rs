@@ -144,6 +144,210 @@ fn below_sea_count(h: &[f32], sea: f32) -> u64 {
     h.iter().filter(|&&v| v < sea).count() as u64
 }
 
+/// Cone brush, weights normalised to 1: built once per pass, apart from the droplet walk that reads it.
+fn cone_brush(radius: u32) -> Vec<(i32, i32, f32)> {
+    let r = radius as i32;
+    let mut brush: Vec<(i32, i32, f32)> = Vec::new();
+    for dx in -r..=r {
+        for dy in -r..=r {
+            let d = ((dx * dx + dy * dy) as f32).sqrt();
+            if d <= r as f32 {
+                brush.push((dx, dy, 1.0 - d / (r as f32 + 1.0)));
+            }
+        }
+    }
+    let wsum: f32 = brush.iter().map(|b| b.2).sum();
+    for b in &mut brush {
+        b.2 /= wsum;
+    }
+    brush
+}
+
+/// Crater weight: 0 inside the core, ramping to 1 at the feather radius (or 1 at once); shared by every droplet.
+struct CraterWeight<'a> {
+    crater: Option<&'a Crater>,
+    core: f32,
+    feather: f32,
+    /// `ErosionDials::crater_feather`: ramp (true) or full strength right outside the core.
+    ramp: bool,
+}
+
+impl<'a> CraterWeight<'a> {
+    /// The core and feather radii as applied (the `EROS` record's clamped factors), worked out once per pass.
+    fn new(crater: Option<&'a Crater>, meta: &ErosionMeta, ramp: bool) -> Self {
+        let core = crater.map(|c| c.radius_px * meta.crater_core_factor).unwrap_or(0.0);
+        let feather = crater.map(|c| c.radius_px * meta.crater_feather_factor).unwrap_or(0.0);
+        Self { crater, core, feather, ramp }
+    }
+
+    /// The weight of cell `(x, y)`, 1 everywhere when there is no crater; one call per brush cell.
+    fn at(&self, x: usize, y: usize) -> f32 {
+        let Some(c) = self.crater else { return 1.0 };
+        let d = c.distance(x, y);
+        if d < self.core {
+            0.0
+        } else if !self.ramp || d >= self.feather || self.feather <= self.core {
+            1.0
+        } else {
+            (d - self.core) / (self.feather - self.core)
+        }
+    }
+}
+
+/// Bilinear height and gradient `(h, ∂h/∂x, ∂h/∂y)` at `(x, y)` (X-outer): every droplet step samples twice.
+fn sample(h: &[f32], n: usize, x: f32, y: f32) -> (f32, f32, f32) {
+    let (xi, yi) = (x as usize, y as usize);
+    let (fx, fy) = (x - xi as f32, y - yi as f32);
+    let i = xi * n + yi;
+    let (h00, h10, h01, h11) = (h[i], h[i + n], h[i + 1], h[i + n + 1]);
+    let gx = (h10 - h00) * (1.0 - fy) + (h11 - h01) * fy;
+    let gy = (h01 - h00) * (1.0 - fx) + (h11 - h10) * fx;
+    let hv = h00 * (1.0 - fx) * (1.0 - fy) + h10 * fx * (1.0 - fy) + h01 * (1.0 - fx) * fy + h11 * fx * fy;
+    (hv, gx, gy)
+}
+
+/// What every droplet of one pass reads (dials, geometry, derived constants), passed as one argument.
+struct Pass<'a> {
+    p: &'a ErosionDials,
+    n: usize,
+    locked: &'a [bool],
+    brush: Vec<(i32, i32, f32)>,
+    crater_w: CraterWeight<'a>,
+    sea: f32,
+    mpr: f32,
+    mpp: f32,
+    /// The highest render height (at least sea), for the spawn weighting.
+    top: f32,
+    /// Nothing is carved below this raw height (sea + margin).
+    floor_raw: f32,
+    /// A droplet stops once it reaches this coordinate (or falls below 1) on either axis.
+    edge: f32,
+}
+
+/// One droplet's spawn point (land, weighted toward high ground), `None` if every try fails; the spawn's RNG calls.
+fn spawn(pass: &Pass<'_>, rng: &mut Pcg32, render: &[f32]) -> Option<(f32, f32)> {
+    let (n, sea, top) = (pass.n, pass.sea, pass.top);
+    for _ in 0..SPAWN_TRIES {
+        let sx = 1.0 + rng.next_f32() * (n - 3) as f32;
+        let sy = 1.0 + rng.next_f32() * (n - 3) as f32;
+        let h = render[sx as usize * n + sy as usize];
+        if h < sea {
+            continue;
+        }
+        let rel = if top > sea { ((h - sea) / (top - sea)).clamp(0.0, 1.0) } else { 0.0 };
+        if rng.next_f32() < SPAWN_FLOOR + (1.0 - SPAWN_FLOOR) * rel {
+            return Some((sx, sy));
+        }
+    }
+    None
+}
+
+/// Simulate one spawned droplet's whole walk (erode, deposit, stop), apart from the spawn loop and the checks.
+fn simulate_droplet(
+    pass: &Pass<'_>,
+    rng: &mut Pcg32,
+    render: &mut [f32],
+    net: &mut [f32],
+    st: &mut ErosionStats,
+    (mut px, mut py): (f32, f32),
+) {
+    let (p, n, sea, mpr, edge) = (pass.p, pass.n, pass.sea, pass.mpr, pass.edge);
+    let (mut dx, mut dy, mut speed, mut water, mut sediment_m) = (0f32, 0f32, 1f32, 1f32, 0f32);
+    for _ in 0..p.lifetime {
+        st.steps += 1;
+        let (xi, yi) = (px as usize, py as usize);
+        let (h_old, gx, gy) = sample(render, n, px, py);
+        dx = dx * p.inertia - gx * (1.0 - p.inertia);
+        dy = dy * p.inertia - gy * (1.0 - p.inertia);
+        let mut len = (dx * dx + dy * dy).sqrt();
+        if len < MIN_DIR {
+            let a = rng.next_f32() * std::f32::consts::TAU;
+            (dx, dy, len) = (a.cos(), a.sin(), 1.0);
+        }
+        dx /= len;
+        dy /= len;
+        px += dx;
+        py += dy;
+        if px < 1.0 || px >= edge || py < 1.0 || py >= edge {
+            break;
+        }
+        let (h_new, _, _) = sample(render, n, px, py);
+        if h_new < sea {
+            break; // reached the sea: the sediment is the ocean's now
+        }
+        let dh_m = (h_new - h_old) * mpr;
+        let capacity_m = (-dh_m).max(p.min_slope_m) * speed * water * p.capacity_factor;
+        let depositing = dh_m > 0.0 || sediment_m > capacity_m;
+        let amount_m = if depositing {
+            if dh_m > 0.0 { dh_m.min(sediment_m) } else { (sediment_m - capacity_m) * p.deposit_rate }
+        } else {
+            ((capacity_m - sediment_m) * p.erode_rate).min(-dh_m)
+        };
+        if amount_m > 0.0 {
+            apply_brush(pass, render, net, st, (xi, yi), depositing, amount_m, &mut sediment_m);
+        }
+        speed = (speed * speed - dh_m * p.gravity).max(0.0).sqrt();
+        water *= 1.0 - p.evaporation;
+        if water < MIN_WATER {
+            break;
+        }
+    }
+}
+
+/// Spread one step's carve or deposit over the brush around `(xi, yi)`: where the caps and flood guard apply.
+#[allow(clippy::too_many_arguments)]
+fn apply_brush(
+    pass: &Pass<'_>,
+    render: &mut [f32],
+    net: &mut [f32],
+    st: &mut ErosionStats,
+    (xi, yi): (usize, usize),
+    depositing: bool,
+    amount_m: f32,
+    sediment_m: &mut f32,
+) {
+    let (p, n, sea, mpr, mpp, floor_raw) = (pass.p, pass.n, pass.sea, pass.mpr, pass.mpp, pass.floor_raw);
+    for &(bx, by, w) in &pass.brush {
+        let (cx, cy) = (xi as i32 + bx, yi as i32 + by);
+        if cx < 0 || cy < 0 || cx >= n as i32 || cy >= n as i32 {
+            continue;
+        }
+        let (cx, cy) = (cx as usize, cy as usize);
+        let i = cx * n + cy;
+        let h = render[i];
+        if pass.locked[i] || h < sea {
+            continue; // water, shore and below-sea cells are read-only both ways
+        }
+        let wc = pass.crater_w.at(cx, cy);
+        if wc <= 0.0 {
+            continue;
+        }
+        if depositing {
+            let give = (amount_m * w * wc).min((p.deposit_cap_m + net[i]).max(0.0));
+            if give <= 0.0 {
+                continue;
+            }
+            render[i] = h + give / mpr;
+            net[i] -= give;
+            st.max_cell_deposit_m = st.max_cell_deposit_m.max(-net[i]);
+            *sediment_m -= give;
+            st.deposited_m3 += (give * mpp * mpp) as f64;
+        } else {
+            let by_sea = ((h - floor_raw) * mpr).max(0.0);
+            let by_cap = (p.carve_cap_m - net[i]).max(0.0);
+            let take = (amount_m * w * wc).min(by_sea).min(by_cap);
+            if take <= 0.0 {
+                continue;
+            }
+            render[i] = (h - take / mpr).max(floor_raw);
+            net[i] += take;
+            st.max_cell_carve_m = st.max_cell_carve_m.max(net[i]);
+            *sediment_m += take;
+            st.eroded_m3 += (take * mpp * mpp) as f64;
+        }
+    }
+}
+
 /// Erode the render map in place. `locked[i]` marks cells the pass must never modify (water, shore).
 #[allow(clippy::too_many_arguments)]
 pub fn erode(
@@ -165,146 +369,26 @@ pub fn erode(
     let meta = p.meta();
     let mut rng = Pcg32::new(seed.wrapping_add(SEED_OFFSET) as u32 as u64, 0x1517_A0E5);
     let mut net = vec![0f32; n * n];
-    // Cone brush, weights normalised to 1.
-    let r = p.brush_radius as i32;
-    let mut brush: Vec<(i32, i32, f32)> = Vec::new();
-    for dx in -r..=r {
-        for dy in -r..=r {
-            let d = ((dx * dx + dy * dy) as f32).sqrt();
-            if d <= r as f32 {
-                brush.push((dx, dy, 1.0 - d / (r as f32 + 1.0)));
-            }
-        }
-    }
-    let wsum: f32 = brush.iter().map(|b| b.2).sum();
-    for b in &mut brush {
-        b.2 /= wsum;
-    }
-    // Crater weight: 0 inside the core, ramping to 1 at the feather radius (or 1 at once).
-    let core = crater.map(|c| c.radius_px * meta.crater_core_factor).unwrap_or(0.0);
-    let feather = crater.map(|c| c.radius_px * meta.crater_feather_factor).unwrap_or(0.0);
-    let crater_w = |x: usize, y: usize| -> f32 {
-        let Some(c) = crater else { return 1.0 };
-        let d = c.distance(x, y);
-        if d < core {
-            0.0
-        } else if !p.crater_feather || d >= feather || feather <= core {
-            1.0
-        } else {
-            (d - core) / (feather - core)
-        }
+    let pass = Pass {
+        p,
+        n,
+        locked,
+        brush: cone_brush(p.brush_radius),
+        crater_w: CraterWeight::new(crater, &meta, p.crater_feather),
+        sea,
+        mpr,
+        mpp,
+        top: render.iter().copied().fold(sea, f32::max),
+        floor_raw: sea + p.sea_margin_m / mpr,
+        edge: (n - 2) as f32,
     };
-    let top = render.iter().copied().fold(sea, f32::max);
-    let floor_raw = sea + p.sea_margin_m / mpr;
-    let at = |h: &[f32], x: f32, y: f32| -> (f32, f32, f32) {
-        let (xi, yi) = (x as usize, y as usize);
-        let (fx, fy) = (x - xi as f32, y - yi as f32);
-        let i = xi * n + yi;
-        let (h00, h10, h01, h11) = (h[i], h[i + n], h[i + 1], h[i + n + 1]);
-        let gx = (h10 - h00) * (1.0 - fy) + (h11 - h01) * fy;
-        let gy = (h01 - h00) * (1.0 - fx) + (h11 - h10) * fx;
-        let hv = h00 * (1.0 - fx) * (1.0 - fy) + h10 * fx * (1.0 - fy) + h01 * (1.0 - fx) * fy + h11 * fx * fy;
-        (hv, gx, gy)
-    };
-    let edge = (n - 2) as f32;
     for _ in 0..p.droplet_count {
-        let (mut px, mut py) = (-1.0f32, -1.0f32);
-        for _ in 0..SPAWN_TRIES {
-            let sx = 1.0 + rng.next_f32() * (n - 3) as f32;
-            let sy = 1.0 + rng.next_f32() * (n - 3) as f32;
-            let h = render[sx as usize * n + sy as usize];
-            if h < sea {
-                continue;
-            }
-            let rel = if top > sea { ((h - sea) / (top - sea)).clamp(0.0, 1.0) } else { 0.0 };
-            if rng.next_f32() < SPAWN_FLOOR + (1.0 - SPAWN_FLOOR) * rel {
-                (px, py) = (sx, sy);
-                break;
-            }
-        }
-        if px < 0.0 {
+        let Some(start) = spawn(&pass, &mut rng, render) else {
             st.skipped_no_land += 1;
             continue;
-        }
+        };
         st.spawned += 1;
-        let (mut dx, mut dy, mut speed, mut water, mut sediment_m) = (0f32, 0f32, 1f32, 1f32, 0f32);
-        for _ in 0..p.lifetime {
-            st.steps += 1;
-            let (xi, yi) = (px as usize, py as usize);
-            let (h_old, gx, gy) = at(render, px, py);
-            dx = dx * p.inertia - gx * (1.0 - p.inertia);
-            dy = dy * p.inertia - gy * (1.0 - p.inertia);
-            let mut len = (dx * dx + dy * dy).sqrt();
-            if len < MIN_DIR {
-                let a = rng.next_f32() * std::f32::consts::TAU;
-                (dx, dy, len) = (a.cos(), a.sin(), 1.0);
-            }
-            dx /= len;
-            dy /= len;
-            px += dx;
-            py += dy;
-            if px < 1.0 || px >= edge || py < 1.0 || py >= edge {
-                break;
-            }
-            let (h_new, _, _) = at(render, px, py);
-            if h_new < sea {
-                break; // reached the sea: the sediment is the ocean's now
-            }
-            let dh_m = (h_new - h_old) * mpr;
-            let capacity_m = (-dh_m).max(p.min_slope_m) * speed * water * p.capacity_factor;
-            let depositing = dh_m > 0.0 || sediment_m > capacity_m;
-            let amount_m = if depositing {
-                if dh_m > 0.0 { dh_m.min(sediment_m) } else { (sediment_m - capacity_m) * p.deposit_rate }
-            } else {
-                ((capacity_m - sediment_m) * p.erode_rate).min(-dh_m)
-            };
-            if amount_m > 0.0 {
-                for &(bx, by, w) in &brush {
-                    let (cx, cy) = (xi as i32 + bx, yi as i32 + by);
-                    if cx < 0 || cy < 0 || cx >= n as i32 || cy >= n as i32 {
-                        continue;
-                    }
-                    let (cx, cy) = (cx as usize, cy as usize);
-                    let i = cx * n + cy;
-                    let h = render[i];
-                    if locked[i] || h < sea {
-                        continue; // water, shore and below-sea cells are read-only both ways
-                    }
-                    let wc = crater_w(cx, cy);
-                    if wc <= 0.0 {
-                        continue;
-                    }
-                    if depositing {
-                        let give = (amount_m * w * wc).min((p.deposit_cap_m + net[i]).max(0.0));
-                        if give <= 0.0 {
-                            continue;
-                        }
-                        render[i] = h + give / mpr;
-                        net[i] -= give;
-                        st.max_cell_deposit_m = st.max_cell_deposit_m.max(-net[i]);
-                        sediment_m -= give;
-                        st.deposited_m3 += (give * mpp * mpp) as f64;
-                    } else {
-                        let by_sea = ((h - floor_raw) * mpr).max(0.0);
-                        let by_cap = (p.carve_cap_m - net[i]).max(0.0);
-                        let take = (amount_m * w * wc).min(by_sea).min(by_cap);
-                        if take <= 0.0 {
-                            continue;
-                        }
-                        render[i] = (h - take / mpr).max(floor_raw);
-                        net[i] += take;
-                        st.max_cell_carve_m = st.max_cell_carve_m.max(net[i]);
-                        sediment_m += take;
-                        st.eroded_m3 += (take * mpp * mpp) as f64;
-                    }
-                }
-            }
-            speed = (speed * speed - dh_m * p.gravity).max(0.0).sqrt();
-            water *= 1.0 - p.evaporation;
-            if water < MIN_WATER {
-                break;
-            }
-        }
+        simulate_droplet(&pass, &mut rng, render, &mut net, &mut st, start);
     }
     anyhow::ensure!(
         st.max_cell_carve_m <= p.carve_cap_m * (1.0 + 1e-5),

@@ -30,11 +30,8 @@ pub use shape::{ShapeDials, coast_shelf, smooth_abs};
 pub use snapshots::snapshots;
 pub use water::{Classification, MIN_LAKE_DEPTH_M, MIN_LAKE_PIXELS, classify_water, spill_levels};
 
-/// The reference game's raw-height → metres mapping.
-pub const METRES_PER_RAW: f32 = 251.0;
-/// Sea level in raw units: the ocean floor (raw 0) lies 75 m below it, and summits capped near
-/// 420 m above sea stay inside the `WSRF` range (≤ 1.99997 raw).
-pub const SEA_LEVEL_RAW: f32 = 0.3;
+/// The forge writes the blueprint format's default scale (owned by [`crate::blueprint`]).
+pub use crate::blueprint::{DEFAULT_METRES_PER_RAW as METRES_PER_RAW, DEFAULT_SEA_LEVEL_RAW as SEA_LEVEL_RAW};
 
 /// Everything that decides an island. `ForgeDials::new(seed, size)` gives the defaults, which
 /// make the repository's islands: only the seed and the size are needed to reproduce one.
@@ -102,27 +99,47 @@ pub struct Forged {
     pub summary: ForgeSummary,
 }
 
+/// Why a forge run produced no island: dials the caller got wrong (bad input), or a guard the
+/// generator itself tripped (an internal failure: monotone curve, flood guard, writer checks).
+#[derive(Debug)]
+pub enum ForgeError {
+    BadDials(String),
+    Internal(anyhow::Error),
+}
+
+impl std::fmt::Display for ForgeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ForgeError::BadDials(m) => write!(f, "bad forge dials: {m}"),
+            ForgeError::Internal(e) => write!(f, "internal failure in the forge: {e:#}"),
+        }
+    }
+}
+
+impl std::error::Error for ForgeError {}
+
+impl From<anyhow::Error> for ForgeError {
+    fn from(e: anyhow::Error) -> Self {
+        ForgeError::Internal(e)
+    }
+}
+
+macro_rules! ensure_dial {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(ForgeError::BadDials(format!($($msg)+)));
+        }
+    };
+}
+
 /// Generate an island. `progress` receives one report per finished stage.
-pub fn forge(dials: &ForgeDials, progress: impl FnMut(&StageReport)) -> anyhow::Result<Blueprint> {
+pub fn forge(dials: &ForgeDials, progress: impl FnMut(&StageReport)) -> Result<Blueprint, ForgeError> {
     Ok(forge_full(dials, progress)?.blueprint)
 }
 
 /// Generate an island, keeping the classify map and the run's figures.
-pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) -> anyhow::Result<Forged> {
-    anyhow::ensure!(
-        (crate::blueprint::MIN_MAP_SIZE..=crate::blueprint::MAX_MAP_SIZE).contains(&dials.size),
-        "map size {} is outside 32..=16384",
-        dials.size
-    );
-    anyhow::ensure!(
-        dials.metres_per_pixel.is_finite() && dials.metres_per_pixel > 0.0,
-        "metres per pixel must be positive"
-    );
-    let s = &dials.shape;
-    anyhow::ensure!(
-        s.axis_x > 0.0 && s.axis_y > 0.0 && s.spine_width > 0.0 && (0.0..=1.0).contains(&s.islet_density),
-        "shape dials out of range: axes and spine width must be positive, islet density in 0..1"
-    );
+pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) -> Result<Forged, ForgeError> {
+    check_dials(dials)?;
     let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
     let n = dials.size as usize;
     let pixels = (n * n) as f64;
@@ -133,119 +150,26 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     };
 
     let t = Instant::now();
-    let (mut classify, st) = shape::classify_heights(dials, sea, mpr);
-    summary.islet_pixels = st.islet_pixels;
-    summary.max_elevation_m = st.max_m;
-    stage(
-        "shape",
-        t,
-        format!(
-            "land {:.1}%, highest {:.0} m above sea (uncurved), islets {} px (threshold {:.3}), shelf {}",
-            100.0 * st.land_pixels as f64 / pixels,
-            st.max_m,
-            st.islet_pixels,
-            st.islet_threshold,
-            if s.coast_shelf { "on" } else { "off" }
-        ),
-    );
+    let (mut classify, max_m, detail) = shape_stage(dials, pixels, &mut summary);
+    stage("shape", t, detail);
 
     let t = Instant::now();
-    let curve = HeightCurve::new(&dials.curve, dials.detail.as_ref(), st.max_m);
-    curve.assert_monotonic()?;
-    let mut render = curve::render_heights(dials, &curve, &classify, sea, mpr);
-    let top = render.iter().copied().fold(f32::MIN, f32::max);
-    stage(
-        "curve",
-        t,
-        format!(
-            "monotone at 24 modulation corners; knots {:.0}/{:.0}/{:.0}/{:.0}/{:.0} m; summit {:.0} m; edge shift ±{:.1} m",
-            curve.k[0],
-            curve.k[1],
-            curve.k[2],
-            curve.k[3],
-            curve.k[4],
-            (top - sea) * mpr,
-            curve.edge_amp_m
-        ),
-    );
+    let (curve, mut render, detail) = curve_stage(dials, &classify, max_m)?;
+    stage("curve", t, detail);
 
     let t = Instant::now();
-    let crater = crater::place(dials.seed, &dials.crater, n, &classify, sea, mpr, curve.k[0]);
-    if let Some(c) = &crater {
-        crater::carve(&mut classify, n, c, sea);
-        crater::carve(&mut render, n, c, sea);
-    }
-    stage(
-        "crater",
-        t,
-        match &crater {
-            Some(c) => format!(
-                "at ({:.0}, {:.0}), radius {:.1} px, carved inside {:.1} px",
-                c.x,
-                c.y,
-                c.radius_px,
-                c.carve_radius_px()
-            ),
-            None => "none".to_string(),
-        },
-    );
+    let (crater, detail) = crater_stage(dials, &curve, &mut classify, &mut render);
+    stage("crater", t, detail);
 
     let t = Instant::now();
-    let mut class = classify_water(dials.size, &classify, sea, mpr);
-    let levels = water::render_levels(&class, &render, sea);
-    water::settle_lake_beds(&class, &classify, &mut render, &levels, sea);
-    for (b, l) in class.bodies.iter_mut().zip(&levels) {
-        b.surface_level_raw = *l;
-    }
-    summary.lakes = class.bodies.iter().filter(|b| b.id > crate::blueprint::OCEAN_BODY_ID).count();
-    summary.max_depth_m = class.max_depth_m(&render, mpr);
-    let mut lake_levels: Vec<f32> = class.bodies.iter().skip(1).map(|b| (b.surface_level_raw - sea) * mpr).collect();
-    lake_levels.sort_by(|a, b| b.total_cmp(a));
-    stage(
-        "water",
-        t,
-        format!(
-            "{} bodies ({} lakes; highest levels {:?} m), max depth {:.0} m",
-            class.bodies.len(),
-            summary.lakes,
-            lake_levels.iter().take(4).map(|l| l.round() as i32).collect::<Vec<_>>(),
-            summary.max_depth_m
-        ),
-    );
+    let (class, detail) = water_stage(dials, &classify, &mut render, &mut summary);
+    stage("water", t, detail);
 
     let erosion_meta = match &dials.erosion {
         Some(e) => {
             let t = Instant::now();
-            // Water and shore cells are read-only: lakes keep their beds and levels, coasts stay put.
-            let ids = &class.body_ids;
-            let locked: Vec<bool> = (0..n * n)
-                .map(|i| {
-                    let (x, y) = (i / n, i % n);
-                    ids[i] != 0
-                        || (x > 0 && ids[i - n] != 0)
-                        || (x + 1 < n && ids[i + n] != 0)
-                        || (y > 0 && ids[i - 1] != 0)
-                        || (y + 1 < n && ids[i + 1] != 0)
-                })
-                .collect();
-            let es = erosion::erode(e, dials.seed, n, &mut render, &locked, crater.as_ref(), sea, mpr, mpp)?;
-            stage(
-                "erosion",
-                t,
-                format!(
-                    "{} droplets, {} steps; eroded {:.0} m³, deposited {:.0} m³; max cell carve {:.2}/{:.2} m, deposit {:.2}/{:.2} m; below-sea pixels {} -> {} (flood guard holds)",
-                    es.spawned,
-                    es.steps,
-                    es.eroded_m3,
-                    es.deposited_m3,
-                    es.max_cell_carve_m,
-                    e.carve_cap_m,
-                    es.max_cell_deposit_m,
-                    e.deposit_cap_m,
-                    es.wet_before,
-                    es.wet_after
-                ),
-            );
+            let (es, detail) = erosion_stage(dials, e, &class.body_ids, &mut render, crater.as_ref())?;
+            stage("erosion", t, detail);
             summary.erosion = Some(es);
             Some(e.meta())
         }
@@ -253,29 +177,12 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     };
 
     let t = Instant::now();
-    let biomes = biomes::assign(dials.seed, n, &classify, &class.body_ids, &curve, sea, mpr);
-    let towns = towns::place(n, &render, &class.body_ids, crater.as_ref(), sea, mpr, mpp);
-    summary.towns = towns.len();
-    stage("biomes", t, format!("10 biomes by height band, temperature and moisture; {} towns", towns.len()));
+    let (biomes, towns, detail) =
+        biomes_stage(dials, &classify, &render, &class.body_ids, &curve, crater.as_ref(), &mut summary);
+    stage("biomes", t, detail);
 
-    let land = render.iter().filter(|&&h| h >= sea).count();
-    summary.land_fraction = land as f64 / pixels;
-    summary.seam_pixels = class.body_ids.iter().zip(&render).filter(|&(&id, &h)| id == 0 && h < sea).count() as u64;
-    summary.millis = t_all.elapsed().as_secs_f64() * 1e3;
-    let eroded = summary.erosion.as_ref().map_or("off".to_string(), |e| format!("{:.0} m³", e.eroded_m3));
-    stage(
-        "summary",
-        t_all,
-        format!(
-            "land {:.1}%, {} bodies, max depth {:.0} m, seam pixels {}, eroded {}, {} towns",
-            100.0 * summary.land_fraction,
-            class.bodies.len(),
-            summary.max_depth_m,
-            summary.seam_pixels,
-            eroded,
-            summary.towns
-        ),
-    );
+    let detail = summary_stage(&class, &render, pixels, t_all, &mut summary);
+    stage("summary", t_all, detail);
 
     let water = class.into_water();
     let blueprint = Blueprint {
@@ -299,4 +206,201 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
         warnings: Vec::new(),
     };
     Ok(Forged { blueprint, classify_raw: classify, crater, curve, summary })
+}
+
+/// Refuse dials the generator cannot use (`BadDials`, not an internal failure), before any stage runs.
+fn check_dials(dials: &ForgeDials) -> Result<(), ForgeError> {
+    ensure_dial!(
+        (crate::blueprint::MIN_MAP_SIZE..=crate::blueprint::MAX_MAP_SIZE).contains(&dials.size),
+        "map size {} is outside 32..=16384",
+        dials.size
+    );
+    ensure_dial!(
+        dials.metres_per_pixel.is_finite() && dials.metres_per_pixel > 0.0,
+        "metres per pixel must be positive"
+    );
+    let s = &dials.shape;
+    ensure_dial!(
+        s.axis_x > 0.0 && s.axis_y > 0.0 && s.spine_width > 0.0 && (0.0..=1.0).contains(&s.islet_density),
+        "shape dials out of range: axes and spine width must be positive, islet density in 0..1"
+    );
+    Ok(())
+}
+
+/// Stage `shape`: the uncurved classify map, its highest elevation (for the curve) and the report line.
+fn shape_stage(dials: &ForgeDials, pixels: f64, summary: &mut ForgeSummary) -> (Vec<f32>, f32, String) {
+    let (classify, st) = shape::classify_heights(dials, SEA_LEVEL_RAW, METRES_PER_RAW);
+    summary.islet_pixels = st.islet_pixels;
+    summary.max_elevation_m = st.max_m;
+    let detail = format!(
+        "land {:.1}%, highest {:.0} m above sea (uncurved), islets {} px (threshold {:.3}), shelf {}",
+        100.0 * st.land_pixels as f64 / pixels,
+        st.max_m,
+        st.islet_pixels,
+        st.islet_threshold,
+        if dials.shape.coast_shelf { "on" } else { "off" }
+    );
+    (classify, st.max_m, detail)
+}
+
+/// Stage `curve`: the height curve (non-monotone = bad dials), the render map and the report line.
+fn curve_stage(
+    dials: &ForgeDials,
+    classify: &[f32],
+    max_m: f32,
+) -> Result<(HeightCurve, Vec<f32>, String), ForgeError> {
+    let (sea, mpr) = (SEA_LEVEL_RAW, METRES_PER_RAW);
+    let curve = HeightCurve::new(&dials.curve, dials.detail.as_ref(), max_m);
+    // The curve is built from the dials alone: a non-monotone one is a dial the caller got wrong.
+    curve.assert_monotonic().map_err(|e| ForgeError::BadDials(format!("{e:#}")))?;
+    let render = curve::render_heights(dials, &curve, classify, sea, mpr);
+    let top = render.iter().copied().fold(f32::MIN, f32::max);
+    let detail = format!(
+        "monotone at 24 modulation corners; knots {:.0}/{:.0}/{:.0}/{:.0}/{:.0} m; summit {:.0} m; edge shift ±{:.1} m",
+        curve.k[0],
+        curve.k[1],
+        curve.k[2],
+        curve.k[3],
+        curve.k[4],
+        (top - sea) * mpr,
+        curve.edge_amp_m
+    );
+    Ok((curve, render, detail))
+}
+
+/// Stage `crater`: place the crater and carve it into both maps in place; the crater and the report line.
+fn crater_stage(
+    dials: &ForgeDials,
+    curve: &HeightCurve,
+    classify: &mut [f32],
+    render: &mut [f32],
+) -> (Option<Crater>, String) {
+    let (sea, mpr) = (SEA_LEVEL_RAW, METRES_PER_RAW);
+    let n = dials.size as usize;
+    let crater = crater::place(dials.seed, &dials.crater, n, classify, sea, mpr, curve.k[0]);
+    if let Some(c) = &crater {
+        crater::carve(classify, n, c, sea);
+        crater::carve(render, n, c, sea);
+    }
+    let detail = match &crater {
+        Some(c) => format!(
+            "at ({:.0}, {:.0}), radius {:.1} px, carved inside {:.1} px",
+            c.x,
+            c.y,
+            c.radius_px,
+            c.carve_radius_px()
+        ),
+        None => "none".to_string(),
+    };
+    (crater, detail)
+}
+
+/// Stage `water`: classify the water, settle the lake beds of the render map; the classification and report line.
+fn water_stage(
+    dials: &ForgeDials,
+    classify: &[f32],
+    render: &mut [f32],
+    summary: &mut ForgeSummary,
+) -> (Classification, String) {
+    let (sea, mpr) = (SEA_LEVEL_RAW, METRES_PER_RAW);
+    let mut class = classify_water(dials.size, classify, sea, mpr);
+    let levels = water::render_levels(&class, render, sea);
+    water::settle_lake_beds(&class, classify, render, &levels, sea);
+    for (b, l) in class.bodies.iter_mut().zip(&levels) {
+        b.surface_level_raw = *l;
+    }
+    summary.lakes = class.bodies.iter().filter(|b| b.id > crate::blueprint::OCEAN_BODY_ID).count();
+    summary.max_depth_m = class.max_depth_m(render, mpr);
+    let mut lake_levels: Vec<f32> = class.bodies.iter().skip(1).map(|b| (b.surface_level_raw - sea) * mpr).collect();
+    lake_levels.sort_by(|a, b| b.total_cmp(a));
+    let detail = format!(
+        "{} bodies ({} lakes; highest levels {:?} m), max depth {:.0} m",
+        class.bodies.len(),
+        summary.lakes,
+        lake_levels.iter().take(4).map(|l| l.round() as i32).collect::<Vec<_>>(),
+        summary.max_depth_m
+    );
+    (class, detail)
+}
+
+/// Stage `erosion` (when asked for): droplets on the render map, water and shore locked; figures and report line.
+fn erosion_stage(
+    dials: &ForgeDials,
+    e: &ErosionDials,
+    ids: &[u16],
+    render: &mut [f32],
+    crater: Option<&Crater>,
+) -> Result<(ErosionStats, String), ForgeError> {
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
+    let n = dials.size as usize;
+    // Water and shore cells are read-only: lakes keep their beds and levels, coasts stay put.
+    let locked: Vec<bool> = (0..n * n)
+        .map(|i| {
+            let (x, y) = (i / n, i % n);
+            ids[i] != 0
+                || (x > 0 && ids[i - n] != 0)
+                || (x + 1 < n && ids[i + n] != 0)
+                || (y > 0 && ids[i - 1] != 0)
+                || (y + 1 < n && ids[i + 1] != 0)
+        })
+        .collect();
+    let es = erosion::erode(e, dials.seed, n, render, &locked, crater, sea, mpr, mpp)?;
+    let detail = format!(
+        "{} droplets, {} steps; eroded {:.0} m³, deposited {:.0} m³; max cell carve {:.2}/{:.2} m, deposit {:.2}/{:.2} m; below-sea pixels {} -> {} (flood guard holds)",
+        es.spawned,
+        es.steps,
+        es.eroded_m3,
+        es.deposited_m3,
+        es.max_cell_carve_m,
+        e.carve_cap_m,
+        es.max_cell_deposit_m,
+        e.deposit_cap_m,
+        es.wet_before,
+        es.wet_after
+    );
+    Ok((es, detail))
+}
+
+/// Stage `biomes`: the biome grid (classify map) and the towns (final render map), with the report line.
+fn biomes_stage(
+    dials: &ForgeDials,
+    classify: &[f32],
+    render: &[f32],
+    body_ids: &[u16],
+    curve: &HeightCurve,
+    crater: Option<&Crater>,
+    summary: &mut ForgeSummary,
+) -> (Vec<u8>, Vec<crate::blueprint::Town>, String) {
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
+    let n = dials.size as usize;
+    let biomes = biomes::assign(dials.seed, n, classify, body_ids, curve, sea, mpr);
+    let towns = towns::place(n, render, body_ids, crater, sea, mpr, mpp);
+    summary.towns = towns.len();
+    let detail = format!("10 biomes by height band, temperature and moisture; {} towns", towns.len());
+    (biomes, towns, detail)
+}
+
+/// The closing `summary` report: fills the whole-run figures of `summary` and returns the report line.
+fn summary_stage(
+    class: &Classification,
+    render: &[f32],
+    pixels: f64,
+    t_all: Instant,
+    summary: &mut ForgeSummary,
+) -> String {
+    let sea = SEA_LEVEL_RAW;
+    let land = render.iter().filter(|&&h| h >= sea).count();
+    summary.land_fraction = land as f64 / pixels;
+    summary.seam_pixels = class.body_ids.iter().zip(render).filter(|&(&id, &h)| id == 0 && h < sea).count() as u64;
+    summary.millis = t_all.elapsed().as_secs_f64() * 1e3;
+    let eroded = summary.erosion.as_ref().map_or("off".to_string(), |e| format!("{:.0} m³", e.eroded_m3));
+    format!(
+        "land {:.1}%, {} bodies, max depth {:.0} m, seam pixels {}, eroded {}, {} towns",
+        100.0 * summary.land_fraction,
+        class.bodies.len(),
+        summary.max_depth_m,
+        summary.seam_pixels,
+        eroded,
+        summary.towns
+    )
 }

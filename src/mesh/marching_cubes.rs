@@ -52,7 +52,7 @@ pub struct Mesher {
 }
 
 /// Vertex colouring: the material palette, or a debug view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Shading {
     #[default]
     Palette,
@@ -60,6 +60,21 @@ pub enum Shading {
     Normals,
     /// The stored integer material of the solid endpoint, one flat colour per id.
     Materials,
+}
+
+impl Shading {
+    pub const ALL: [Shading; 3] = [Shading::Palette, Shading::Normals, Shading::Materials];
+    pub fn name(self) -> &'static str {
+        match self {
+            Shading::Palette => "palette",
+            Shading::Normals => "normals",
+            Shading::Materials => "materials",
+        }
+    }
+    /// The shading with this name (`palette`, `normals`, `materials`).
+    pub fn from_name(s: &str) -> Option<Shading> {
+        Self::ALL.into_iter().find(|m| m.name() == s)
+    }
 }
 
 /// Distinct colours for material ids in [`Shading::Materials`] (linear RGBA).

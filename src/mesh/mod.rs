@@ -7,6 +7,7 @@
 //!   so neighbouring chunks meet exactly.
 //! - [`water`]: the translucent water sheet, a separate mesh that never enters the density field.
 
+pub mod lod;
 pub mod marching_cubes;
 pub mod palette;
 pub mod tables;

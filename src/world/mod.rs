@@ -9,6 +9,7 @@
 mod chunk;
 mod column;
 mod layout;
+pub mod lod;
 mod material;
 mod streaming;
 mod water;
@@ -18,7 +19,7 @@ pub use column::{column_gradient, surface_y_m};
 pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
 pub use material::{Material, ROCK_SLOPE, material_at, top_material};
 pub use streaming::{UNLOAD_FACTOR, chunk_distance_m, chunks_within, should_unload};
-pub use water::{WaterColumn, WaterSource, water_column};
+pub use water::{IslandStats, WaterColumn, WaterSource, is_seam_column, island_stats, water_column};
 
 /// Everything a chunk build needs, shared read-only between build threads.
 pub struct WorldSource {

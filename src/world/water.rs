@@ -69,9 +69,7 @@ pub fn water_column(bp: &Blueprint, src: &WaterSource, x: u32, y: u32, top_m: f3
         (from_surface.or(table_level)?, false)
     } else {
         let ocean = src.ocean_level_raw?;
-        let rendered_m = (height_raw * bp.params.metres_per_raw).max(FLOOR_Y_M);
-        // Written so that a non-finite level (refused by the reader anyway) never floods.
-        if !(rendered_m < ocean * bp.params.metres_per_raw) {
+        if !is_seam_column(height_raw, ocean, bp.params.metres_per_raw) {
             return None;
         }
         (ocean, true)
@@ -80,4 +78,39 @@ pub fn water_column(bp: &Blueprint, src: &WaterSource, x: u32, y: u32, top_m: f3
     let water_surface_y_m = (level_raw * mpr).clamp(FLOOR_Y_M, (top_m - WATER_TOP_MARGIN_M).max(FLOOR_Y_M));
     let true_depth_m = ((level_raw - height_raw) * mpr).max(0.0);
     Some(WaterColumn { level_raw, water_surface_y_m, true_depth_m, seam })
+}
+
+/// The shoreline-seam rule's test for a dry (`WBID` 0) column: its **rendered** ground (floored at
+/// [`FLOOR_Y_M`]) lies below the ocean body's level. Written so that a non-finite level (refused
+/// by the reader anyway) never floods.
+#[inline]
+pub fn is_seam_column(height_raw: f32, ocean_level_raw: f32, metres_per_raw: f32) -> bool {
+    let rendered_m = (height_raw * metres_per_raw).max(FLOOR_Y_M);
+    rendered_m < ocean_level_raw * metres_per_raw
+}
+
+/// Whole-map statistics as `isla info` prints them: the blueprint's own numbers plus what the
+/// world's rules make of it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct IslandStats {
+    #[serde(flatten)]
+    pub blueprint: crate::blueprint::BlueprintStats,
+    /// Dry pixels the shoreline-seam rule will make wet (the same test [`water_column`] applies).
+    pub seam_candidates: u64,
+}
+
+/// [`IslandStats`] of a blueprint.
+pub fn island_stats(bp: &Blueprint) -> IslandStats {
+    let mut seam = 0u64;
+    if let Some(ocean) = bp.water.as_ref().and_then(|w| w.ocean()).map(|b| b.surface_level_raw) {
+        let w = bp.water.as_ref().expect("ocean implies water");
+        let mpr = bp.params.metres_per_raw;
+        seam = w
+            .body_ids
+            .iter()
+            .zip(&bp.heights_raw)
+            .filter(|&(&id, &h)| id == 0 && is_seam_column(h, ocean, mpr))
+            .count() as u64;
+    }
+    IslandStats { blueprint: bp.stats(), seam_candidates: seam }
 }

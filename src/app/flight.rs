@@ -1,0 +1,137 @@
+//! `isla flight`: a headless, deterministic scripted flight — the benchmark of the rendering
+//! path (SPEC §9). The camera follows a fixed path computed from the world (approach from the
+//! overview, low along the coast, over the spine, into the crater), one pose per frame, so the
+//! same blueprint and frame count always fly the same frames. It reports frame times, the most
+//! terrain triangles in view in any frame, and the process's resident memory.
+
+use super::camera::CameraPreset;
+use super::shot::{camera_bundle, headless_app, spawn_image_camera, view_stats, wait_for_first_view};
+use super::IslandWorld;
+use bevy::prelude::*;
+
+#[derive(Debug, Clone)]
+pub struct FlightOptions {
+    pub frames: u32,
+    pub width: u32,
+    pub height: u32,
+    pub lod: bool,
+    pub view_distance_m: f32,
+}
+
+/// What a flight measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlightReport {
+    pub frames: u32,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub triangles_max: u64,
+    pub resident_mib: f64,
+    /// Time until the first view was built and shown, before the timed frames.
+    pub first_view_s: f64,
+}
+
+impl FlightReport {
+    /// The documented last line of `isla flight`.
+    pub fn summary_line(&self) -> String {
+        format!(
+            "flight: {} frames, frame p50 {:.1} ms, p95 {:.1} ms, triangles in view max {}, resident {:.0} MiB",
+            self.frames, self.p50_ms, self.p95_ms, self.triangles_max, self.resident_mib
+        )
+    }
+}
+
+/// The `q`-quantile (0..=1) of `v` by the nearest-rank method.
+pub fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let rank = ((q * s.len() as f64).ceil() as usize).clamp(1, s.len());
+    s[rank - 1]
+}
+
+/// The process's resident set in MiB (Linux `/proc/self/statm`; 0 where unavailable).
+pub fn resident_mib() -> f64 {
+    let Ok(s) = std::fs::read_to_string("/proc/self/statm") else { return 0.0 };
+    let pages: f64 = s.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    pages * 4096.0 / (1024.0 * 1024.0)
+}
+
+/// The path's key poses: overview, low along the coast, over the island's centre above the
+/// spine, into the crater.
+pub fn key_poses(world: &IslandWorld) -> Vec<Transform> {
+    let src = &world.source;
+    let l = src.layout;
+    let extent = l.map_size as f32 * l.column_m;
+    let centre = Vec3::new(extent * 0.5, 0.0, extent * 0.5);
+    let max_h = src.blueprint.heights_raw.iter().copied().fold(0.0f32, f32::max) * src.blueprint.params.metres_per_raw;
+    let coast = CameraPreset::Coast.transform(src);
+    let spine_eye = centre + Vec3::new(0.0, max_h + 250.0, extent * 0.08);
+    let spine = Transform::from_translation(spine_eye).looking_at(centre - Vec3::new(0.0, 0.0, extent * 0.25), Vec3::Y);
+    vec![CameraPreset::Overview.transform(src), coast, spine, CameraPreset::Crater.transform(src)]
+}
+
+/// The camera's pose at `t` in 0..=1 along the path through `keys` (positions linear, rotations
+/// slerped, each leg an equal share of the flight).
+pub fn pose_at(keys: &[Transform], t: f32) -> Transform {
+    let legs = keys.len().saturating_sub(1).max(1);
+    let x = t.clamp(0.0, 1.0) * legs as f32;
+    let i = (x.floor() as usize).min(legs - 1);
+    let f = x - i as f32;
+    let (a, b) = (keys[i], keys[(i + 1).min(keys.len() - 1)]);
+    Transform { translation: a.translation.lerp(b.translation, f), rotation: a.rotation.slerp(b.rotation, f), scale: Vec3::ONE }
+}
+
+pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightReport> {
+    let mut app = headless_app(
+        &world,
+        super::debug::DebugToggles::default(),
+        super::scene::SunSettings::default(),
+        opts.lod,
+        opts.view_distance_m,
+    );
+    let keys = key_poses(&world);
+    let cam = camera_bundle(&world, CameraPreset::Overview);
+    spawn_image_camera(&mut app, cam, opts.width, opts.height);
+    let started = std::time::Instant::now();
+    wait_for_first_view(&mut app)?;
+    let first_view_s = started.elapsed().as_secs_f64();
+    info!(
+        "flight: first view ready in {first_view_s:.2} s; flying {} frames at {}×{} (level of detail {})",
+        opts.frames,
+        opts.width,
+        opts.height,
+        if opts.lod { "on" } else { "off" }
+    );
+    let cam_entity = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).next();
+    let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;
+    let (mut times, mut tris_max, mut rss_max) = (Vec::new(), 0u64, 0f64);
+    let report_every = (opts.frames / 10).max(1);
+    for frame in 0..opts.frames {
+        let t = frame as f32 / (opts.frames - 1).max(1) as f32;
+        app.world_mut().entity_mut(cam_entity).insert(pose_at(&keys, t));
+        let t0 = std::time::Instant::now();
+        app.update();
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+        tris_max = tris_max.max(view_stats(app.world_mut()).0.triangles);
+        rss_max = rss_max.max(resident_mib());
+        if (frame + 1) % report_every == 0 {
+            info!(
+                "flight: frame {}/{}: {:.1} ms, {} triangles in view so far at most",
+                frame + 1,
+                opts.frames,
+                times.last().copied().unwrap_or(0.0),
+                tris_max
+            );
+        }
+    }
+    Ok(FlightReport {
+        frames: opts.frames,
+        p50_ms: quantile(&times, 0.5),
+        p95_ms: quantile(&times, 0.95),
+        triangles_max: tris_max,
+        resident_mib: rss_max,
+        first_view_s,
+    })
+}

@@ -1,0 +1,82 @@
+//! Distance fog (SPEC §5): the horizon colour in air, a dense tint under water, switched as the
+//! camera crosses the water surface of its column, and off with the fog toggle.
+
+use super::IslandWorld;
+use bevy::prelude::*;
+
+pub struct FogPlugin;
+
+impl Plugin for FogPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<super::debug::DebugToggles>()
+            .add_systems(Update, underwater_fog.in_set(super::IslaSet::Apply));
+    }
+}
+
+/// Distance fog in air: the horizon colour, starting just past the island.
+pub fn air_fog(extent_m: f32) -> DistanceFog {
+    let [r, g, b] = super::sky::HORIZON;
+    DistanceFog {
+        color: Color::srgb(r, g, b),
+        directional_light_color: Color::NONE,
+        directional_light_exponent: 30.0,
+        falloff: FogFalloff::Linear { start: extent_m * 0.9, end: extent_m * 4.0 },
+    }
+}
+
+/// Fog under water: dense, tinted like shallow water, so a diver sees tens of metres.
+pub fn water_fog() -> DistanceFog {
+    let [r, g, b] = crate::mesh::water::SHALLOW_RGB;
+    DistanceFog {
+        color: Color::srgb(r * 0.45, g * 0.6, b * 0.7),
+        directional_light_color: Color::NONE,
+        directional_light_exponent: 30.0,
+        falloff: FogFalloff::Exponential { density: 0.012 },
+    }
+}
+
+/// Fog switched off (the debug toggle): pushed beyond any distance in the world.
+pub fn no_fog() -> DistanceFog {
+    DistanceFog { falloff: FogFalloff::Linear { start: 1.0e9, end: 2.0e9 }, ..air_fog(1.0) }
+}
+
+/// Marker: the camera is below a water surface (the fog has switched to [`water_fog`]).
+#[derive(Component, Debug)]
+pub struct Submerged;
+
+/// Switch the camera's fog between air and water as it crosses the water surface of its column.
+fn underwater_fog(
+    mut commands: Commands,
+    world: Res<IslandWorld>,
+    toggles: Res<super::debug::DebugToggles>,
+    mut cams: Query<(Entity, &Transform, &mut DistanceFog, Has<Submerged>), With<Camera3d>>,
+) {
+    let fog_on = toggles.fog;
+    let toggled = toggles.is_changed();
+    let src = &world.source;
+    let l = src.layout;
+    for (e, t, mut fog, submerged) in &mut cams {
+        let (px, py) = ((t.translation.x / l.column_m).round(), (t.translation.z / l.column_m).round());
+        let n = l.map_size as f32;
+        let below = if px >= 0.0 && py >= 0.0 && px < n && py < n {
+            crate::world::water_column(&src.blueprint, &src.water, px as u32, py as u32, l.top_m())
+                .is_some_and(|w| t.translation.y < w.water_surface_y_m)
+        } else {
+            // Beyond the map: the open sea at the ocean's level.
+            src.water.ocean_level_raw.is_some_and(|o| t.translation.y < o * src.blueprint.params.metres_per_raw)
+        };
+        if below != submerged || toggled {
+            *fog = match (fog_on, below) {
+                (false, _) => no_fog(),
+                (true, true) => water_fog(),
+                (true, false) => air_fog(n * l.column_m),
+            };
+            if below {
+                commands.entity(e).insert(Submerged);
+            } else {
+                commands.entity(e).remove::<Submerged>();
+            }
+        }
+    }
+}
+

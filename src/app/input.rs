@@ -1,0 +1,269 @@
+//! Every key the flight reads, in one table: the panel, the help text, the README and the free
+//! camera are all built from [`KEY_TABLE`], so no key can do two things (a test checks that,
+//! the free camera's own bindings included).
+//!
+//! Bevy's `FreeCamera` ships with M as its pointer-grab toggle; the map owns M here, so the
+//! camera is built by [`free_camera`] with every binding set from this table (G grabs).
+
+use bevy::camera_controller::free_camera::FreeCamera;
+use bevy::prelude::*;
+
+/// What a key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    // Free camera.
+    Forward,
+    Back,
+    Left,
+    Right,
+    Up,
+    Down,
+    Boost,
+    ToggleGrab,
+    SnapReverse,
+    AxisTop,
+    AxisRight,
+    AxisFront,
+    // Camera presets.
+    Preset(usize),
+    // Sun.
+    SunWest,
+    SunEast,
+    SunLower,
+    SunRaise,
+    // Overlays (toggles of `DebugToggles`).
+    Panel,
+    Wireframe,
+    ChunkBorders,
+    Water,
+    Shadows,
+    Sky,
+    Fog,
+    CycleShading,
+    SeamHighlight,
+    LodColours,
+    Map,
+}
+
+/// One binding: the key, how the panel and README name it, and what it does in words.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub key: KeyCode,
+    pub label: &'static str,
+    pub action: Action,
+    pub what: &'static str,
+}
+
+const fn b(key: KeyCode, label: &'static str, action: Action, what: &'static str) -> Binding {
+    Binding { key, label, action, what }
+}
+
+/// The whole keyboard map of the flight.
+pub const KEY_TABLE: &[Binding] = &[
+    b(KeyCode::KeyW, "W", Action::Forward, "fly forward"),
+    b(KeyCode::KeyS, "S", Action::Back, "fly back"),
+    b(KeyCode::KeyA, "A", Action::Left, "fly left"),
+    b(KeyCode::KeyD, "D", Action::Right, "fly right"),
+    b(KeyCode::KeyE, "E", Action::Up, "up"),
+    b(KeyCode::KeyQ, "Q", Action::Down, "down"),
+    b(KeyCode::ShiftLeft, "Left Shift", Action::Boost, "speed boost (hold)"),
+    b(KeyCode::KeyG, "G", Action::ToggleGrab, "grab / release the pointer"),
+    b(KeyCode::ControlLeft, "Left Ctrl", Action::SnapReverse, "with a numpad snap key: snap the other way"),
+    b(KeyCode::Numpad7, "Numpad 7", Action::AxisTop, "snap the view to the vertical axis"),
+    b(KeyCode::Numpad3, "Numpad 3", Action::AxisRight, "snap the view to the X axis"),
+    b(KeyCode::Numpad1, "Numpad 1", Action::AxisFront, "snap the view to the Z axis"),
+    b(KeyCode::Digit1, "1", Action::Preset(0), "camera preset: overview"),
+    b(KeyCode::Digit2, "2", Action::Preset(1), "camera preset: coast"),
+    b(KeyCode::Digit3, "3", Action::Preset(2), "camera preset: crater"),
+    b(KeyCode::Digit4, "4", Action::Preset(3), "camera preset: underwater"),
+    b(KeyCode::BracketLeft, "[", Action::SunWest, "turn the sun anticlockwise"),
+    b(KeyCode::BracketRight, "]", Action::SunEast, "turn the sun clockwise"),
+    b(KeyCode::Minus, "-", Action::SunLower, "lower the sun"),
+    b(KeyCode::Equal, "=", Action::SunRaise, "raise the sun"),
+    b(KeyCode::F1, "F1", Action::Panel, "debug panel"),
+    b(KeyCode::F2, "F2", Action::Wireframe, "wireframe"),
+    b(KeyCode::F3, "F3", Action::ChunkBorders, "chunk borders"),
+    b(KeyCode::F4, "F4", Action::Water, "water sheet"),
+    b(KeyCode::F5, "F5", Action::Shadows, "shadows"),
+    b(KeyCode::F6, "F6", Action::Sky, "sky"),
+    b(KeyCode::F7, "F7", Action::Fog, "fog"),
+    b(KeyCode::F8, "F8", Action::CycleShading, "shading: palette → normals → materials"),
+    b(KeyCode::F9, "F9", Action::SeamHighlight, "seam columns highlighted"),
+    b(KeyCode::F10, "F10", Action::LodColours, "level of detail coloured"),
+    b(KeyCode::KeyM, "M", Action::Map, "map"),
+];
+
+/// The key bound to `action` (every action has exactly one).
+pub fn key_of(action: Action) -> KeyCode {
+    binding(action).key
+}
+
+/// The binding of `action`.
+pub fn binding(action: Action) -> &'static Binding {
+    KEY_TABLE.iter().find(|b| b.action == action).expect("every action is in KEY_TABLE")
+}
+
+/// The action bound to `key`, if any.
+pub fn action_of(key: KeyCode) -> Option<Action> {
+    KEY_TABLE.iter().find(|b| b.key == key).map(|b| b.action)
+}
+
+/// Actions whose key was pressed this frame, in table order.
+pub fn just_pressed(keys: &ButtonInput<KeyCode>) -> impl Iterator<Item = Action> + '_ {
+    KEY_TABLE.iter().filter(|b| keys.just_pressed(b.key)).map(|b| b.action)
+}
+
+/// The free camera with every keyboard binding taken from [`KEY_TABLE`] (none left at Bevy's
+/// defaults), at speeds for a kilometre-scale island.
+pub fn free_camera() -> FreeCamera {
+    FreeCamera {
+        key_forward: key_of(Action::Forward),
+        key_back: key_of(Action::Back),
+        key_left: key_of(Action::Left),
+        key_right: key_of(Action::Right),
+        key_up: key_of(Action::Up),
+        key_down: key_of(Action::Down),
+        key_run: key_of(Action::Boost),
+        keyboard_key_toggle_cursor_grab: key_of(Action::ToggleGrab),
+        key_snap_reverse: key_of(Action::SnapReverse),
+        axis_top: key_of(Action::AxisTop),
+        axis_right: key_of(Action::AxisRight),
+        axis_front: key_of(Action::AxisFront),
+        mouse_key_cursor_grab: MouseButton::Right,
+        walk_speed: 60.0,
+        run_speed: 300.0,
+        ..default()
+    }
+}
+
+/// Every keyboard key the given free camera reads, with what it does (for the conflict test).
+pub fn free_camera_keys(c: &FreeCamera) -> [(KeyCode, &'static str); 12] {
+    [
+        (c.key_forward, "forward"),
+        (c.key_back, "back"),
+        (c.key_left, "left"),
+        (c.key_right, "right"),
+        (c.key_up, "up"),
+        (c.key_down, "down"),
+        (c.key_run, "run"),
+        (c.keyboard_key_toggle_cursor_grab, "toggle grab"),
+        (c.key_snap_reverse, "snap reverse"),
+        (c.axis_top, "axis top"),
+        (c.axis_right, "axis right"),
+        (c.axis_front, "axis front"),
+    ]
+}
+
+/// Pairs of actions that share a key in the table, plus free-camera keys bound to a table key of
+/// another action. Empty when the keyboard map is sound.
+pub fn key_conflicts(camera: &FreeCamera) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, a) in KEY_TABLE.iter().enumerate() {
+        for b in &KEY_TABLE[i + 1..] {
+            if a.key == b.key {
+                out.push(format!("{} is bound to both {:?} and {:?}", a.label, a.action, b.action));
+            }
+        }
+    }
+    let camera_actions = [
+        Action::Forward,
+        Action::Back,
+        Action::Left,
+        Action::Right,
+        Action::Up,
+        Action::Down,
+        Action::Boost,
+        Action::ToggleGrab,
+        Action::SnapReverse,
+        Action::AxisTop,
+        Action::AxisRight,
+        Action::AxisFront,
+    ];
+    for ((key, what), expected) in free_camera_keys(camera).into_iter().zip(camera_actions) {
+        match action_of(key) {
+            Some(a) if a == expected => {}
+            Some(a) => out.push(format!("free camera '{what}' key {key:?} is the table's key for {a:?}")),
+            None => out.push(format!("free camera '{what}' key {key:?} is not in the key table")),
+        }
+    }
+    out
+}
+
+/// Markdown rows of the key table, as the README's controls table shows them.
+pub fn help_rows() -> Vec<String> {
+    KEY_TABLE.iter().map(|b| format!("| {} | {} |", b.label, b.what)).collect()
+}
+
+/// The flight's key systems: overlay toggles, camera presets, the sun. They run first in the
+/// frame ([`super::IslaSet::Input`]); what they change is applied by the plugins that own it.
+pub struct InputPlugin;
+
+impl Plugin for InputPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, (toggle_keys, preset_keys, sun_keys).in_set(super::IslaSet::Input));
+    }
+}
+
+/// Overlay keys flip their toggle, unless a panel has the keyboard.
+fn toggle_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut t: ResMut<super::debug::DebugToggles>,
+    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
+) {
+    if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
+        return;
+    }
+    let mut n = *t;
+    for action in just_pressed(&keys) {
+        n.apply(action);
+    }
+    if n != *t {
+        *t = n;
+    }
+}
+
+/// Keys 1–4 jump to the camera presets (overview, coast, crater, underwater).
+pub fn preset_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    world: Res<crate::app::IslandWorld>,
+    mut cams: Query<(&mut Transform, &mut bevy::camera_controller::free_camera::FreeCameraState), With<Camera3d>>,
+) {
+
+    let Some(i) = just_pressed(&keys).find_map(|a| if let Action::Preset(i) = a { Some(i) } else { None })
+    else {
+        return;
+    };
+    let preset = crate::app::camera::CameraPreset::ALL[i];
+    for (mut t, mut state) in &mut cams {
+        *t = preset.transform(&world.source);
+        let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
+        state.yaw = yaw;
+        state.pitch = pitch;
+        state.velocity = Vec3::ZERO;
+    }
+    info!("camera: preset {}", preset.name());
+}
+
+/// Degrees the sun moves per second while its keys are held.
+const SUN_DEG_PER_S: f32 = 30.0;
+
+/// `[` / `]` turn the sun's azimuth, `-` / `=` lower and raise it; the sky follows.
+pub fn sun_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    time: Res<Time>,
+    mut sun: ResMut<crate::app::scene::SunSettings>,
+) {
+    let step = SUN_DEG_PER_S * time.delta_secs();
+    let mut s = *sun;
+
+    let held = |a: Action| if keys.pressed(key_of(a)) { step } else { 0.0 };
+    s.azimuth_deg += held(Action::SunEast) - held(Action::SunWest);
+    s.elevation_deg += held(Action::SunRaise) - held(Action::SunLower);
+    s.elevation_deg = s.elevation_deg.clamp(2.0, 89.0);
+    s.azimuth_deg = s.azimuth_deg.rem_euclid(360.0);
+    if s.elevation_deg == sun.elevation_deg && s.azimuth_deg == sun.azimuth_deg {
+        return;
+    }
+    *sun = s;
+}
+

@@ -1,0 +1,284 @@
+//! The command line's grammar (clap). Every range and limit is checked here, once, by a value
+//! parser, so a command function receives only values it can use.
+
+use clap::{Args, Parser, Subcommand};
+use isla::app::camera::CameraPreset;
+use isla::mesh::Shading;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "isla", version, about = "Fly over island blueprints; forge, inspect and render them")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Open a window and fly over a blueprint (the default command).
+    Fly(FlyArgs),
+    /// Generate an island and write it as a blueprint (atomically).
+    Forge(ForgeArgs),
+    /// Describe a blueprint: header, sections, sizes, warnings.
+    Info(InfoArgs),
+    /// Render a blueprint headless (no window) to a PNG.
+    Shot(ShotArgs),
+    /// Render the in-game map headless to a PNG: terrain, water, cliffs and other layers.
+    Map(MapArgs),
+    /// Dump the per-column data of the chunk holding blueprint pixel X,Y.
+    Chunk(ChunkArgs),
+    /// Fly a scripted path headless and report frame times, triangles and memory (a benchmark).
+    Flight(FlightArgs),
+}
+
+/// Level of detail on or off (`off` draws every chunk in the view distance at full detail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LodSwitch {
+    #[default]
+    On,
+    Off,
+}
+
+impl LodSwitch {
+    pub fn enabled(self) -> bool {
+        self == LodSwitch::On
+    }
+}
+
+#[derive(Args)]
+pub struct FlyArgs {
+    /// Blueprint file; defaults to the repository's default island.
+    pub blueprint: Option<PathBuf>,
+    /// Exit after this many frames (smoke tests).
+    #[arg(long)]
+    pub frames: Option<u32>,
+    /// With --frames: save a PNG of the window shortly before exiting.
+    #[arg(long, requires = "frames")]
+    pub screenshot: Option<PathBuf>,
+    /// Start with the debug panel open.
+    #[arg(long)]
+    pub panel: bool,
+    /// Start with the map window open.
+    #[arg(long)]
+    pub map: bool,
+    /// Start with every level of detail tinted in its own colour.
+    #[arg(long)]
+    pub lod_colours: bool,
+    /// Level of detail (`off`: full detail within the view distance).
+    #[arg(long, value_enum, default_value_t = LodSwitch::On)]
+    pub lod: LodSwitch,
+    /// With --lod off: chunks within this distance (m) of the camera are kept resident.
+    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
+    pub view_distance: f32,
+}
+
+impl Default for FlyArgs {
+    /// `isla` with no arguments: fly over the default island with the defaults of the flags.
+    fn default() -> Self {
+        Self {
+            blueprint: None,
+            frames: None,
+            screenshot: None,
+            panel: false,
+            map: false,
+            lod_colours: false,
+            lod: LodSwitch::On,
+            view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct ForgeArgs {
+    #[arg(long, default_value_t = 7)]
+    pub seed: i32,
+    #[arg(long, default_value_t = 256, value_parser = map_size)]
+    pub size: u32,
+    #[arg(long, default_value_t = 4.0, value_parser = positive_metres)]
+    pub metres_per_pixel: f32,
+    /// Run the droplet hydraulic erosion (recorded in EROS).
+    #[arg(long)]
+    pub erosion: bool,
+    /// Also write PNG snapshots (height, biomes, water, depth) to this folder.
+    #[arg(long)]
+    pub snapshots: Option<PathBuf>,
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct InfoArgs {
+    pub blueprint: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The view switches `shot` and `flight` share with the flight's debug panel.
+#[derive(Args, Clone)]
+pub struct ViewArgs {
+    /// Turn the sun's shadows off.
+    #[arg(long)]
+    pub no_shadows: bool,
+    /// Turn the sky dome off (the clear colour shows).
+    #[arg(long)]
+    pub no_sky: bool,
+    /// Hide the water sheet (the seabed shows).
+    #[arg(long)]
+    pub no_water: bool,
+    /// Turn the distance fog off.
+    #[arg(long)]
+    pub no_fog: bool,
+    /// Draw every mesh's wireframe.
+    #[arg(long)]
+    pub wireframe: bool,
+    /// Draw chunk borders.
+    #[arg(long)]
+    pub chunk_borders: bool,
+    /// Terrain shading: the palette, or a debug view (palette, normals, materials).
+    #[arg(long, value_parser = shading, default_value = "palette")]
+    pub shading: Shading,
+    /// Colour the water over shoreline-seam columns.
+    #[arg(long)]
+    pub seam_highlight: bool,
+    /// Tint every level of detail in its own colour.
+    #[arg(long)]
+    pub lod_colours: bool,
+    /// Level of detail (`off`: full detail within the view distance).
+    #[arg(long, value_enum, default_value_t = LodSwitch::On)]
+    pub lod: LodSwitch,
+    /// Sun elevation above the horizon, degrees (0..=90).
+    #[arg(long, value_parser = sun_elevation, default_value_t = isla::app::scene::SUN_ELEVATION_DEG)]
+    pub sun_elevation: f32,
+    /// Sun azimuth, degrees clockwise from north.
+    #[arg(long, value_parser = finite, default_value_t = isla::app::scene::SUN_AZIMUTH_DEG)]
+    pub sun_azimuth: f32,
+    /// With --lod off: chunks within this distance (m) of the camera are built before the frame.
+    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
+    pub view_distance: f32,
+}
+
+#[derive(Args)]
+pub struct ShotArgs {
+    pub blueprint: PathBuf,
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 480, value_parser = shot_side)]
+    pub width: u32,
+    #[arg(long, default_value_t = 270, value_parser = shot_side)]
+    pub height: u32,
+    /// Camera preset: overview, coast, crater, underwater.
+    #[arg(long, value_parser = preset, default_value = "overview")]
+    pub preset: CameraPreset,
+    /// Camera position in metres `X,Y,Z` (overrides --preset; needs --look-at).
+    #[arg(long, value_parser = xyz, requires = "look_at")]
+    pub look_from: Option<[f32; 3]>,
+    /// Point the camera looks at, metres `X,Y,Z`. Looking straight down, east is up in the frame.
+    #[arg(long, value_parser = xyz, requires = "look_from")]
+    pub look_at: Option<[f32; 3]>,
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+#[derive(Args)]
+pub struct MapArgs {
+    pub blueprint: PathBuf,
+    /// Comma-separated layers: terrain, water-bodies, bands, cliffiness, grid, cliffs,
+    /// cliffs-by-orientation, towns, camera, all, none.
+    #[arg(long, default_value = "terrain,cliffs")]
+    pub layers: String,
+    /// Cliff generator preset: island, nauvis or vulcanus.
+    #[arg(long, default_value = "island")]
+    pub preset: String,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Region in blueprint pixels `X,Y,W,H` (default: the whole map).
+    #[arg(long)]
+    pub region: Option<String>,
+    /// Blueprint pixels per image pixel (1 = full resolution, at most 64).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub scale: u32,
+    /// Print placed cliffs per orientation, corner evaluations and time per pixel.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+#[derive(Args)]
+pub struct ChunkArgs {
+    pub blueprint: PathBuf,
+    /// Blueprint pixel `X,Y`.
+    #[arg(long, value_parser = xy)]
+    pub at: (u32, u32),
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct FlightArgs {
+    pub blueprint: PathBuf,
+    /// Frames to render along the path.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    pub frames: u32,
+    /// Level of detail (`off`: full detail within the view distance).
+    #[arg(long, value_enum, default_value_t = LodSwitch::On)]
+    pub lod: LodSwitch,
+    #[arg(long, default_value_t = 1280, value_parser = shot_side)]
+    pub width: u32,
+    #[arg(long, default_value_t = 720, value_parser = shot_side)]
+    pub height: u32,
+    /// With --lod off: chunks within this distance (m) of the camera are kept resident.
+    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
+    pub view_distance: f32,
+}
+
+fn finite(s: &str) -> Result<f32, String> {
+    let v: f32 = s.trim().parse().map_err(|e| format!("{e}"))?;
+    if v.is_finite() { Ok(v) } else { Err("must be a finite number".into()) }
+}
+
+fn positive_metres(s: &str) -> Result<f32, String> {
+    let v = finite(s)?;
+    if v > 0.0 { Ok(v) } else { Err(format!("must be a positive number of metres, got {v}")) }
+}
+
+fn sun_elevation(s: &str) -> Result<f32, String> {
+    let v = finite(s)?;
+    if (0.0..=90.0).contains(&v) { Ok(v) } else { Err(format!("must be 0..=90 degrees, got {v}")) }
+}
+
+fn map_size(s: &str) -> Result<u32, String> {
+    use isla::blueprint::{MAX_MAP_SIZE, MIN_MAP_SIZE};
+    let v: u32 = s.trim().parse().map_err(|e| format!("{e}"))?;
+    if (MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside {MIN_MAP_SIZE}..={MAX_MAP_SIZE}"))
+    }
+}
+
+fn shot_side(s: &str) -> Result<u32, String> {
+    use isla::app::shot::MAX_SHOT_SIDE;
+    let v: u32 = s.trim().parse().map_err(|e| format!("{e}"))?;
+    if (1..=MAX_SHOT_SIDE).contains(&v) { Ok(v) } else { Err(format!("{v} is outside 1..={MAX_SHOT_SIDE}")) }
+}
+
+fn shading(s: &str) -> Result<Shading, String> {
+    Shading::from_name(s).ok_or_else(|| format!("unknown shading '{s}' (palette, normals, materials)"))
+}
+
+fn preset(s: &str) -> Result<CameraPreset, String> {
+    CameraPreset::from_name(s).ok_or_else(|| format!("unknown preset '{s}' (overview, coast, crater, underwater)"))
+}
+
+fn xyz(s: &str) -> Result<[f32; 3], String> {
+    let v: Vec<f32> = s.split(',').map(finite).collect::<Result<_, _>>()?;
+    match v.as_slice() {
+        [x, y, z] => Ok([*x, *y, *z]),
+        _ => Err("expected X,Y,Z in metres".into()),
+    }
+}
+
+fn xy(s: &str) -> Result<(u32, u32), String> {
+    let (x, y) = s.split_once(',').ok_or("expected X,Y")?;
+    Ok((x.trim().parse().map_err(|e| format!("X: {e}"))?, y.trim().parse().map_err(|e| format!("Y: {e}"))?))
+}

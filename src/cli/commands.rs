@@ -1,0 +1,319 @@
+//! One function per command. Each takes its parsed arguments (already range-checked by
+//! [`super::args`]) and calls the library; the printing of `info` and `chunk` lives here too.
+
+use super::args::{ChunkArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, ShotArgs, ViewArgs};
+use super::{BadInput, Failure, bad};
+use anyhow::Context;
+use isla::app::IslandWorld;
+use isla::app::debug::DebugToggles;
+use isla::blueprint::{self, Blueprint};
+use isla::world::{ChunkCoord, ChunkData, PADDED, WorldSource, build_chunk};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+type Outcome = Result<ExitCode, Failure>;
+
+/// Read a blueprint (bad input when it cannot be read or is malformed); print its warnings.
+fn load(path: &Path) -> Result<(Blueprint, PathBuf), BadInput> {
+    let path = isla::resolve_blueprint_path(path);
+    let bp = blueprint::read_file(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    for w in &bp.warnings {
+        eprintln!("warning: {}: {} at byte {}: {}", path.display(), w.section, w.offset, w.message);
+    }
+    Ok((bp, path))
+}
+
+fn world_of(bp: Blueprint, path: &Path) -> IslandWorld {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "blueprint".into());
+    IslandWorld { source: Arc::new(WorldSource::new(Arc::new(bp))), name }
+}
+
+pub fn fly(a: FlyArgs) -> Outcome {
+    let path = a.blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
+    let (bp, path) = load(&path)?;
+    let opts = isla::app::fly::FlyOptions {
+        exit_after_frames: a.frames,
+        screenshot: a.screenshot,
+        toggles: DebugToggles { panel: a.panel, map: a.map, lod_colours: a.lod_colours, ..Default::default() },
+        view_distance_m: a.view_distance,
+        lod: a.lod.enabled(),
+    };
+    let exit = isla::app::fly::run(world_of(bp, &path), opts);
+    Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+pub fn forge(a: ForgeArgs) -> Outcome {
+    use isla::forge::{ErosionDials, ForgeDials, ForgeError};
+    let mut dials = ForgeDials::new(a.seed, a.size);
+    dials.metres_per_pixel = a.metres_per_pixel;
+    if a.erosion {
+        dials.erosion = Some(ErosionDials::new(a.size));
+    }
+    let t = std::time::Instant::now();
+    let report = |r: &isla::forge::StageReport| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail);
+    let bp = isla::forge::forge(&dials, report).map_err(|e| match e {
+        ForgeError::BadDials(_) => Failure::Bad(bad(e.to_string())),
+        ForgeError::Internal(_) => Failure::Other(anyhow::anyhow!("{e}")),
+    })?;
+    blueprint::write_file_atomic(&a.out, &bp).map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!("forge: wrote {} ({}², seed {}) in {:.2} s", a.out.display(), a.size, a.seed, t.elapsed().as_secs_f64());
+    if let Some(dir) = a.snapshots {
+        isla::forge::snapshots(&bp, &dir)?;
+        eprintln!("forge: snapshots in {}", dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn info(a: InfoArgs) -> Outcome {
+    let path = isla::resolve_blueprint_path(&a.blueprint);
+    let bytes = std::fs::read(&path).map_err(|e| bad(format!("cannot read {}: {e}", path.display())))?;
+    let bp = blueprint::read_bytes(&bytes).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let sections = blueprint::list_sections(&bytes).map_err(|e| bad(format!("{e}")))?;
+    if a.json {
+        print_info_json(&path, bytes.len(), &bp, &sections);
+    } else {
+        print_info_text(&path, bytes.len(), &bp, &sections);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The overlay toggles a set of view flags asks for.
+fn toggles_of(v: &ViewArgs) -> DebugToggles {
+    DebugToggles {
+        shadows: !v.no_shadows,
+        sky: !v.no_sky,
+        water: !v.no_water,
+        fog: !v.no_fog,
+        wireframe: v.wireframe,
+        chunk_borders: v.chunk_borders,
+        shading: v.shading,
+        seam_highlight: v.seam_highlight,
+        lod_colours: v.lod_colours,
+        ..Default::default()
+    }
+}
+
+pub fn shot(a: ShotArgs) -> Outcome {
+    let (bp, path) = load(&a.blueprint)?;
+    let v = &a.view;
+    let opts = isla::app::shot::ShotOptions {
+        width: a.width,
+        height: a.height,
+        preset: a.preset,
+        camera: a.look_from.zip(a.look_at).map(|(f, at)| isla::app::camera::look(f.into(), at.into())),
+        toggles: toggles_of(v),
+        sun: isla::app::scene::SunSettings {
+            elevation_deg: v.sun_elevation,
+            azimuth_deg: v.sun_azimuth,
+        },
+        view_distance_m: v.view_distance,
+        lod: v.lod.enabled(),
+        ..Default::default()
+    };
+    let t = std::time::Instant::now();
+    let img = isla::app::shot::render(world_of(bp, &path), &opts)?;
+    isla::app::shot::save_png(&img, &a.out)?;
+    eprintln!(
+        "shot: wrote {} ({}×{}, {}) in {:.1} s",
+        a.out.display(),
+        a.width,
+        a.height,
+        a.preset.name(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn map(a: MapArgs) -> Outcome {
+    use isla::cliffs::{CliffPreset, CliffSettings, MapLayers, MapRegion, MapRequest, render_map, write_png};
+    let (bp, _) = load(&a.blueprint)?;
+    let layers = MapLayers::parse(&a.layers).map_err(|e| bad(format!("--layers: {e}")))?;
+    let preset = CliffPreset::from_name(&a.preset)
+        .ok_or_else(|| bad(format!("--preset: unknown preset '{}' (island, nauvis, vulcanus)", a.preset)))?;
+    let region = match &a.region {
+        Some(r) => MapRegion::parse(r).map_err(|e| bad(format!("--region: {e}")))?,
+        None => MapRegion::whole(&bp),
+    };
+    region.check_against(bp.map_size).map_err(|e| bad(format!("--region: {e}")))?;
+    let req = MapRequest {
+        blueprint: Some(&bp),
+        water: None,
+        settings: CliffSettings::for_blueprint(preset, &bp),
+        region: region.scaled(a.scale),
+        layers,
+        camera: None,
+    };
+    let t = std::time::Instant::now();
+    let render = render_map(&req).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    write_png(&a.out, &render.image)?;
+    let px = render.image.width as f64 * render.image.height as f64;
+    eprintln!(
+        "map: wrote {} ({}×{} px, preset {}) in {ms:.1} ms ({:.4} µs per pixel)",
+        a.out.display(),
+        render.image.width,
+        render.image.height,
+        preset.name(),
+        ms * 1e3 / px
+    );
+    if a.stats
+        && let Some(s) = render.stats()
+    {
+        println!(
+            "cliffs placed: {} ({} rejected by water, {} edges repaired, {} chunks restarted, {} abandoned)",
+            s.placed, s.rejected_by_water, s.repaired_edges, s.chunks_restarted, s.chunks_abandoned
+        );
+        for o in isla::cliffs::Orientation::ALL {
+            let n = s.placed_per_orientation[o as usize];
+            if n > 0 {
+                println!("  {:<14} {n}", o.name());
+            }
+        }
+        println!("corner evaluations: {}", s.corner_evaluations);
+        println!("placement time: {:.2} ms, {:.4} µs per pixel of the map", s.elapsed_ms, s.elapsed_ms * 1e3 / px);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn chunk(a: ChunkArgs) -> Outcome {
+    let (bp, _) = load(&a.blueprint)?;
+    if a.at.0 >= bp.map_size || a.at.1 >= bp.map_size {
+        return Err(bad(format!("pixel {},{} is outside the {}² map", a.at.0, a.at.1, bp.map_size)).into());
+    }
+    let src = WorldSource::new(Arc::new(bp));
+    let chunk = build_chunk(&src, ChunkCoord::containing_pixel(a.at.0, a.at.1));
+    print_chunk(&src, &chunk, a.json).context("printing chunk")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn flight(a: FlightArgs) -> Outcome {
+    let (bp, path) = load(&a.blueprint)?;
+    let opts = isla::app::flight::FlightOptions {
+        frames: a.frames,
+        width: a.width,
+        height: a.height,
+        lod: a.lod.enabled(),
+        view_distance_m: a.view_distance,
+    };
+    let report = isla::app::flight::run(world_of(bp, &path), &opts)?;
+    // The summary is the last line, exactly as documented (SPEC §9).
+    println!("{}", report.summary_line());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_info_json(path: &Path, size: usize, bp: &Blueprint, sections: &[blueprint::SectionInfo]) {
+    let sections: Vec<_> = sections
+        .iter()
+        .map(|s| serde_json::json!({"tag": s.tag, "offset": s.offset, "length": s.payload_bytes}))
+        .collect();
+    let warnings: Vec<String> =
+        bp.warnings.iter().map(|w| format!("{} at byte {}: {}", w.section, w.offset, w.message)).collect();
+    let v = serde_json::json!({
+        "path": path.display().to_string(),
+        "file_bytes": size,
+        "format_version": blueprint::FORMAT_VERSION,
+        "map_size": bp.map_size,
+        "seed": bp.seed,
+        "params": bp.params,
+        "sections": sections,
+        "water_bodies": bp.water.as_ref().and_then(|w| w.bodies.clone()).unwrap_or_default(),
+        "stats": isla::world::island_stats(bp),
+        "warnings": warnings,
+    });
+    println!("{}", serde_json::to_string_pretty(&v).expect("JSON"));
+}
+
+fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[blueprint::SectionInfo]) {
+    let p = &bp.params;
+    println!("{}: blueprint v{}, {} bytes", path.display(), blueprint::FORMAT_VERSION, size);
+    println!(
+        "  map {0}×{0} pixels at {1} m = {2:.0} m across, seed {3}",
+        bp.map_size,
+        p.metres_per_pixel,
+        bp.extent_m(),
+        bp.seed
+    );
+    println!("  sea level {} raw ({:.1} m), {} m per raw unit", p.sea_level_raw, p.sea_level_raw * p.metres_per_raw, p.metres_per_raw);
+    if p.crater_radius > 0.0 {
+        println!("  crater at ({}, {}) radius {} px", p.crater_x, p.crater_y, p.crater_radius);
+    }
+    println!("  sections:");
+    for s in sections {
+        println!("    {:<6} at byte {:>10}  {:>12} bytes", s.tag, s.offset, s.payload_bytes);
+    }
+    if let Some(bodies) = bp.water.as_ref().and_then(|w| w.bodies.as_ref()) {
+        println!("  water bodies: {}", bodies.len());
+        for b in bodies {
+            println!(
+                "    #{:<4} {:?} {:?} level {:.5} raw ({:.1} m), {} px, centroid ({:.0}, {:.0})",
+                b.id,
+                b.kind,
+                b.salinity,
+                b.surface_level_raw,
+                b.surface_level_raw * p.metres_per_raw,
+                b.pixel_count,
+                b.centroid_x,
+                b.centroid_y
+            );
+        }
+    }
+    let s = isla::world::island_stats(bp);
+    let b = &s.blueprint;
+    println!(
+        "  land {:.1}%, heights {:.1}..{:.1} m, {} wet pixels, {} seam candidates, {} towns",
+        b.land_fraction * 100.0,
+        b.height_min_m,
+        b.height_max_m,
+        b.wet_pixels,
+        s.seam_candidates,
+        b.towns
+    );
+    for w in &bp.warnings {
+        println!("  warning: {} at byte {}: {}", w.section, w.offset, w.message);
+    }
+}
+
+fn print_chunk(src: &WorldSource, c: &ChunkData, json: bool) -> anyhow::Result<()> {
+    let n = src.blueprint.map_size as i64;
+    if !json {
+        let wet = c.water.as_ref().map_or(0, |w| w.wet_columns);
+        let seam = c.water.as_ref().map_or(0, |w| w.seam_columns);
+        println!(
+            "chunk ({}, {}): pixels {}..{} × {}..{}, {} sections, {} wet columns ({} seam), max depth {:.1} m",
+            c.coord.x,
+            c.coord.z,
+            c.origin_px.0,
+            c.origin_px.0 + 31,
+            c.origin_px.1,
+            c.origin_px.1 + 31,
+            c.sections.len(),
+            wet,
+            seam,
+            c.water.as_ref().map_or(0.0, |w| w.max_depth_m)
+        );
+        return Ok(());
+    }
+    let mut rows = Vec::new();
+    for cx in 0..PADDED - 1 {
+        for cz in 0..PADDED - 1 {
+            let (x, y) = (c.origin_px.0 + cx as i64, c.origin_px.1 + cz as i64);
+            if x >= n || y >= n {
+                continue;
+            }
+            let i = ChunkData::column_index(cx, cz);
+            let w = c.water.as_ref().and_then(|w| w.columns[i]);
+            rows.push(serde_json::json!({
+                "x": x, "y": y,
+                "surface_y_m": c.surface_y_m[i],
+                "wet": w.is_some(),
+                "level_raw": w.map(|w| w.level_raw),
+                "water_surface_y_m": w.map(|w| w.water_surface_y_m),
+                "true_depth_m": w.map(|w| w.true_depth_m),
+                "seam": w.is_some_and(|w| w.seam),
+            }));
+        }
+    }
+    println!("{}", serde_json::to_string(&rows)?);
+    Ok(())
+}

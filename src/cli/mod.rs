@@ -1,0 +1,80 @@
+//! The binary's command line: the grammar ([`args`]), one function per command ([`commands`]),
+//! and the two kinds of failure. The library never sees clap.
+
+pub mod args;
+pub mod commands;
+
+use args::Command;
+use std::process::ExitCode;
+
+/// A failure the user caused (bad input): one line, exit code 2.
+pub struct BadInput(pub anyhow::Error);
+
+pub fn bad(msg: impl Into<String>) -> BadInput {
+    BadInput(anyhow::anyhow!(msg.into()))
+}
+
+/// How a command failed: bad input (exit 2) or an internal failure (exit 1, said as such).
+pub enum Failure {
+    Bad(BadInput),
+    Other(anyhow::Error),
+}
+
+impl From<BadInput> for Failure {
+    fn from(b: BadInput) -> Self {
+        Failure::Bad(b)
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Other(e)
+    }
+}
+
+/// Run one command.
+pub fn dispatch(cmd: Command) -> Result<ExitCode, Failure> {
+    match cmd {
+        Command::Fly(a) => commands::fly(a),
+        Command::Forge(a) => commands::forge(a),
+        Command::Info(a) => commands::info(a),
+        Command::Shot(a) => commands::shot(a),
+        Command::Map(a) => commands::map(a),
+        Command::Chunk(a) => commands::chunk(a),
+        Command::Flight(a) => commands::flight(a),
+    }
+}
+
+/// The exit code and the one line a failure prints.
+pub fn report(result: Result<ExitCode, Failure>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(Failure::Bad(BadInput(e))) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("error: internal failure: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Panics (for example "no Vulkan adapter") become one readable line unless a backtrace is asked
+/// for with `RUST_BACKTRACE`.
+pub fn install_panic_hook() {
+    if std::env::var_os("RUST_BACKTRACE").is_some() {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let msg = (payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
+        eprintln!("error: internal failure: {msg}{at}");
+        if msg.contains("GPU") {
+            eprintln!("hint: no Vulkan adapter was found; scripts/system-packages installs Mesa's software driver");
+        }
+    }));
+}

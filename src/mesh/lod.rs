@@ -1,0 +1,346 @@
+//! Coarse level-of-detail meshes (SPEC §3–4): pure functions from the world and a quadtree node
+//! to plain buffers, plus the morph targets every level's vertices carry.
+//!
+//! - A node of level k ≥ 1 is a heightfield tile on [`LevelGrid`] `k`: up to 33 × 33 vertices,
+//!   each cell split along its (i, j) → (i+1, j+1) diagonal. Every vertex carries its **morph
+//!   target**: the level-(k + 1) surface's height, normal and colour at the vertex's position,
+//!   interpolated with that level's own triangle split, so a fully morphed tile is its parent.
+//! - A level-0 Marching Cubes chunk gets morph targets on the level-1 surface the same way
+//!   ([`mc_morph_targets`]), so handing a chunk over to its level-1 tile is invisible.
+//! - **T-junctions** where a tile meets a finer neighbour are filled by zero-area triangles along
+//!   its border through the finer side's border vertices (midpoints for a level-(k − 1) tile,
+//!   the Marching Cubes border crossings for level-0 chunks). No skirts.
+//! - **Water** per coarse cell applies the sheet rule of SPEC §4 to the columns inside the cell
+//!   (drawn if any sampled column is wet, at the highest wet level, coloured by the deepest) and
+//!   merges equal neighbouring cells into large quads.
+
+use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
+use super::palette::surface_colour;
+use super::water::{WaterMesh, water_colour};
+use crate::world::lod::{LevelGrid, NodeId};
+use crate::world::{CHUNK_COLUMNS, Material, WorldSource, column_gradient, material_at, water_column};
+
+/// Buffers of one LOD node: terrain with morph targets, and its water.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LodMesh {
+    pub terrain: TerrainMesh,
+    /// Per vertex: `[target_y, target_normal.x, .y, .z]` on the parent level's surface.
+    pub morph: Vec<[f32; 4]>,
+    /// Per vertex: the parent level's colour at the vertex (linear RGBA).
+    pub morph_colors: Vec<[f32; 4]>,
+    pub water: WaterMesh,
+}
+
+/// Per-grid-point data of one level, sampled once for a tile (plus a one-point border).
+struct GridSamples {
+    grid: LevelGrid,
+    /// First grid index covered (may be −1: one point of border).
+    i0: i64,
+    j0: i64,
+    side: usize,
+    /// `[height, nx, ny, nz]` and linear colour per sample.
+    shape: Vec<[f32; 4]>,
+    colour: Vec<[f32; 4]>,
+}
+
+impl GridSamples {
+    /// Sample grid points `i0..=i1` × `j0..=j1` of `grid`.
+    fn new(src: &WorldSource, grid: LevelGrid, [i0, j0, i1, j1]: [i64; 4], shading: Shading) -> Self {
+        let side = (i1 - i0 + 1).max(j1 - j0 + 1) as usize;
+        let mut shape = Vec::with_capacity(side * side);
+        let mut colour = Vec::with_capacity(side * side);
+        for a in 0..side as i64 {
+            for b in 0..side as i64 {
+                let (i, j) = (i0 + a, j0 + b);
+                let h = grid.height(src, i, j);
+                let n = grid.normal(src, i, j);
+                shape.push([h, n[0], n[1], n[2]]);
+                colour.push(point_colour(src, grid.line(i), grid.line(j), n, shading));
+            }
+        }
+        Self { grid, i0, j0, side, shape, colour }
+    }
+    #[inline]
+    fn at(&self, i: i64, j: i64) -> usize {
+        let a = (i - self.i0).clamp(0, self.side as i64 - 1) as usize;
+        let b = (j - self.j0).clamp(0, self.side as i64 - 1) as usize;
+        a * self.side + b
+    }
+    /// Height, normal and colour of this level's surface at column coordinates `(x, z)`.
+    fn surface(&self, x: f64, z: f64) -> ([f32; 4], [f32; 4]) {
+        let s = self.grid.interpolate(x, z, |i, j| self.shape[self.at(i, j)]);
+        let c = self.grid.interpolate(x, z, |i, j| self.colour[self.at(i, j)]);
+        (s, c)
+    }
+}
+
+/// Colour of the field at a grid point: the palette from the column's biome and its own
+/// (full-resolution) slope, or a debug view.
+fn point_colour(src: &WorldSource, x: i64, z: i64, normal: [f32; 3], shading: Shading) -> [f32; 4] {
+    let bp = &*src.blueprint;
+    let n = bp.map_size as i64;
+    let biome = bp.biome(x.clamp(0, n - 1) as u32, z.clamp(0, n - 1) as u32);
+    let [gx, gz] = column_gradient(bp, x, z);
+    let slope = (gx * gx + gz * gz).sqrt();
+    match shading {
+        Shading::Palette => surface_colour(biome as u8, slope),
+        Shading::Normals => [normal[0] * 0.5 + 0.5, normal[1] * 0.5 + 0.5, normal[2] * 0.5 + 0.5, 1.0],
+        Shading::Materials => {
+            let m = material_at(biome, 0.0, slope);
+            material_id_colour(if m == Material::Air { Material::Rock as u8 } else { m as u8 })
+        }
+    }
+}
+
+/// The parent level's samples over the area of `node` (a tile of level `node.level`, or a chunk).
+fn parent_samples(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading) -> Option<GridSamples> {
+    if node.level >= top_level {
+        return None;
+    }
+    let grid = LevelGrid::new(&src.layout, node.level + 1);
+    let [i0, j0, i1, j1] = node_grid_rect(node, &grid);
+    Some(GridSamples::new(src, grid, [i0, j0, i1, j1], shading))
+}
+
+/// Grid indices `[i0, j0, i1, j1]` (inclusive) of `grid` covering `node`'s area, clipped to the
+/// world.
+fn node_grid_rect(node: NodeId, grid: &LevelGrid) -> [i64; 4] {
+    let c = CHUNK_COLUMNS as i64;
+    let [x0, z0, x1, z1] = node.chunk_rect();
+    let col = |chunk: i32| (chunk as i64 * c).min(grid.extent);
+    let first = |v: i64| v / grid.step;
+    let last = |v: i64| (v + grid.step - 1) / grid.step;
+    [first(col(x0)), first(col(z0)), last(col(x1)), last(col(z1))]
+}
+
+/// Mesh a coarse node (level ≥ 1) into `out`: terrain with morph targets and T-junction fill,
+/// and its merged water. `top_level` is the tree's root level (its nodes have no parent).
+pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading, out: &mut LodMesh) {
+    assert!(node.level >= 1, "level 0 is a Marching Cubes chunk");
+    *out = LodMesh::default();
+    let grid = LevelGrid::new(&src.layout, node.level);
+    let [i0, j0, i1, j1] = node_grid_rect(node, &grid);
+    let own = GridSamples::new(src, grid, [i0, j0, i1, j1], shading);
+    let parent = parent_samples(src, node, top_level, shading);
+    let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
+    let col = src.layout.column_m;
+    let t = &mut out.terrain;
+    let mut push = |x: f64, z: f64, shape: [f32; 4], colour: [f32; 4], out_m: &mut Vec<[f32; 4]>, out_c: &mut Vec<[f32; 4]>| {
+        t.positions.push([x as f32 * col, shape[0], z as f32 * col]);
+        t.normals.push([shape[1], shape[2], shape[3]]);
+        t.colors.push(colour);
+        let (ms, mc) = match &parent {
+            Some(p) => p.surface(x, z),
+            None => (shape, colour),
+        };
+        out_m.push(ms);
+        out_c.push(mc);
+    };
+    for a in 0..=nx as i64 {
+        for b in 0..=nz as i64 {
+            let (i, j) = (i0 + a, j0 + b);
+            let k = own.at(i, j);
+            push(grid.line(i) as f64, grid.line(j) as f64, own.shape[k], own.colour[k], &mut out.morph, &mut out.morph_colors);
+        }
+    }
+    let v = |a: usize, b: usize| (a * (nz + 1) + b) as u32;
+    for a in 0..nx {
+        for b in 0..nz {
+            let (p00, p01, p11, p10) = (v(a, b), v(a, b + 1), v(a + 1, b + 1), v(a + 1, b));
+            t.indices.extend_from_slice(&[p00, p01, p11, p00, p11, p10]);
+        }
+    }
+    // T-junction fill along the four borders.
+    let borders: [(bool, i64, [usize; 2]); 4] = [
+        (true, grid.line(i0), [0, 0]),   // x = first line, walking z
+        (true, grid.line(i1), [nx, 0]),  // x = last line
+        (false, grid.line(j0), [0, 0]),  // z = first line, walking x
+        (false, grid.line(j1), [0, nz]), // z = last line
+    ];
+    for (along_z, fixed, [fa, fb]) in borders {
+        let steps = if along_z { nz } else { nx };
+        for s in 0..steps {
+            let (ia, ib) = if along_z { (v(fa, s), v(fa, s + 1)) } else { (v(s, fb), v(s + 1, fb)) };
+            let (c_lo, c_hi) = if along_z {
+                (grid.line(j0 + s as i64), grid.line(j0 + s as i64 + 1))
+            } else {
+                (grid.line(i0 + s as i64), grid.line(i0 + s as i64 + 1))
+            };
+            let inner = finer_border_points(src, node.level, along_z, fixed, c_lo, c_hi);
+            let mut prev = ia;
+            for c in inner {
+                let (x, z) = if along_z { (fixed as f64, c) } else { (c, fixed as f64) };
+                let (shape, colour) = own.surface(x, z);
+                let idx = out.terrain.positions.len() as u32;
+                out.terrain.positions.push([x as f32 * col, shape[0], z as f32 * col]);
+                out.terrain.normals.push([shape[1], shape[2], shape[3]]);
+                out.terrain.colors.push(colour);
+                let (ms, mc) = match &parent {
+                    Some(p) => p.surface(x, z),
+                    None => (shape, colour),
+                };
+                out.morph.push(ms);
+                out.morph_colors.push(mc);
+                out.terrain.indices.extend_from_slice(&[ia, prev, idx]);
+                prev = idx;
+            }
+            if prev != ia {
+                out.terrain.indices.extend_from_slice(&[ia, prev, ib]);
+            }
+        }
+    }
+    mesh_tile_water(src, &grid, [i0, j0, i1, j1], &own, &mut out.water);
+}
+
+/// Column coordinates (strictly between `lo` and `hi`, ascending) of the vertices a finer
+/// neighbour has on a border segment of a level-`level` tile: the midpoint for a level ≥ 1
+/// neighbour, the Marching Cubes crossings for a level-0 chunk.
+fn finer_border_points(src: &WorldSource, level: u8, along_z: bool, fixed: i64, lo: i64, hi: i64) -> Vec<f64> {
+    if level >= 2 {
+        let mid = (lo + hi) / 2;
+        return if mid > lo && mid < hi { vec![mid as f64] } else { vec![] };
+    }
+    // Level 1 against Marching Cubes: per column one crossing on the vertical edge (at the
+    // column itself), and one per voxel row between two columns' surfaces on the edge joining
+    // them — the same formula the mesher uses, from the lower column.
+    let bp = &*src.blueprint;
+    let voxel = src.layout.voxel_m;
+    let at = |c: i64| if along_z { (fixed, c) } else { (c, fixed) };
+    let density_row = |c: i64| {
+        let (x, z) = at(c);
+        let s = crate::world::surface_y_m(bp, x, z);
+        let [gx, gz] = column_gradient(bp, x, z);
+        let slope = (gx * gx + gz * gz).sqrt();
+        (s, 1.0 / (1.0 + slope * slope).sqrt())
+    };
+    let mut out = Vec::new();
+    for c in lo..hi {
+        if c > lo {
+            out.push(c as f64);
+        }
+        let (sa, ka) = density_row(c);
+        let (sb, kb) = density_row(c + 1);
+        let (ylo, yhi) = (sa.min(sb), sa.max(sb));
+        let first = (ylo / voxel).ceil() as i64;
+        let last = (yhi / voxel).floor() as i64;
+        let mut ts = Vec::new();
+        for row in first.max(0)..=last {
+            let y = row as f32 * voxel;
+            let (da, db) = ((y - sa) * ka, (y - sb) * kb);
+            if (da < 0.0) != (db < 0.0) {
+                let t = super::marching_cubes::crossing_t(da, db);
+                if t > 0.0 && t < 1.0 {
+                    ts.push(t as f64);
+                }
+            }
+        }
+        ts.sort_by(f64::total_cmp);
+        out.extend(ts.into_iter().map(|t| c as f64 + t));
+    }
+    out
+}
+
+/// Morph targets of a level-0 chunk's Marching Cubes vertices: the level-1 surface (height,
+/// normal, colour) at each vertex's position. `top_level` 0 (a one-chunk world) leaves every
+/// vertex on its own surface.
+pub fn mc_morph_targets(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading, mesh: &TerrainMesh) -> (Vec<[f32; 4]>, Vec<[f32; 4]>) {
+    let col = src.layout.column_m as f64;
+    match parent_samples(src, node, top_level, shading) {
+        Some(p) => mesh
+            .positions
+            .iter()
+            .map(|q| p.surface(q[0] as f64 / col, q[2] as f64 / col))
+            .unzip(),
+        None => (
+            mesh.positions.iter().zip(&mesh.normals).map(|(q, n)| [q[1], n[0], n[1], n[2]]).collect(),
+            mesh.colors.clone(),
+        ),
+    }
+}
+
+/// The water of a coarse tile: per cell, the sheet rule over the columns it covers (sampled at
+/// most 8 × 8 per cell), then equal cells merged into rectangles.
+fn mesh_tile_water(src: &WorldSource, grid: &LevelGrid, [i0, j0, i1, j1]: [i64; 4], own: &GridSamples, out: &mut WaterMesh) {
+    out.clear();
+    let bp = &*src.blueprint;
+    if bp.water.is_none() {
+        return;
+    }
+    let n = bp.map_size as i64;
+    let top = src.layout.top_m();
+    let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
+    // Per cell: Some((surface Y bits, colour bits)) when drawn.
+    let mut cells: Vec<Option<(f32, [f32; 4])>> = vec![None; nx * nz];
+    for a in 0..nx {
+        for b in 0..nz {
+            let (i, j) = (i0 + a as i64, j0 + b as i64);
+            let (x0, x1, z0, z1) = (grid.line(i), grid.line(i + 1), grid.line(j), grid.line(j + 1));
+            let stride = ((x1 - x0).max(z1 - z0) / 8).max(1);
+            let (mut top_y, mut deepest, mut any) = (f32::MIN, f32::MIN, false);
+            let mut x = x0;
+            while x <= x1 {
+                let mut z = z0;
+                while z <= z1 {
+                    if let Some(w) = water_column(bp, &src.water, x.min(n - 1) as u32, z.min(n - 1) as u32, top)
+                    {
+                        any = true;
+                        top_y = top_y.max(w.water_surface_y_m);
+                        deepest = deepest.max(w.true_depth_m);
+                    }
+                    z += stride;
+                }
+                x += stride;
+            }
+            if !any {
+                continue;
+            }
+            // Never float a sheet over lower dry ground: a cell whose terrain lies below the
+            // sheet at a corner that is dry is left to the terrain.
+            let floats = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)].iter().any(|&(ci, cj)| {
+                // Corners on the world's far edge read the map's last column, as the terrain does.
+                let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
+                let dry = water_column(bp, &src.water, cx as u32, cz as u32, top).is_none();
+                dry && own.shape[own.at(ci, cj)][0] < top_y - 0.5
+            });
+            if floats {
+                continue;
+            }
+            cells[a * nz + b] = Some((top_y, water_colour(deepest)));
+        }
+    }
+    // Greedy merge: grow each unvisited cell along z, then along x, while cells are equal.
+    let mut done = vec![false; nx * nz];
+    let col = src.layout.column_m;
+    for a in 0..nx {
+        for b in 0..nz {
+            let Some(key) = cells[a * nz + b] else { continue };
+            if done[a * nz + b] {
+                continue;
+            }
+            let same = |a: usize, b: usize| !done[a * nz + b] && cells[a * nz + b] == Some(key);
+            let mut b1 = b + 1;
+            while b1 < nz && same(a, b1) {
+                b1 += 1;
+            }
+            let mut a1 = a + 1;
+            while a1 < nx && (b..b1).all(|bb| same(a1, bb)) {
+                a1 += 1;
+            }
+            for aa in a..a1 {
+                for bb in b..b1 {
+                    done[aa * nz + bb] = true;
+                }
+            }
+            let (x0, x1) = (grid.line(i0 + a as i64) as f32 * col, grid.line(i0 + a1 as i64) as f32 * col);
+            let (z0, z1) = (grid.line(j0 + b as i64) as f32 * col, grid.line(j0 + b1 as i64) as f32 * col);
+            let (y, colour) = key;
+            let base = out.positions.len() as u32;
+            for p in [[x0, y, z0], [x0, y, z1], [x1, y, z1], [x1, y, z0]] {
+                out.positions.push(p);
+                out.normals.push([0.0, 1.0, 0.0]);
+                out.colors.push(colour);
+            }
+            out.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Level of detail (SPEC §3): which nodes of a quadtree over the chunk grid to draw from a
+//! camera position — a pure function of the world and the camera, so the app only schedules
+//! what this decides.
+//!
+//! - **Nodes.** Level 0 is one Marching Cubes chunk (32 × 32 columns). A node of level k covers
+//!   2^k × 2^k chunks and is drawn as a heightfield grid of 32 × 32 cells that samples the same
+//!   blueprint field every 2^k columns ([`LevelGrid`]): "one field at every level", so a fully
+//!   morphed node equals its parent exactly.
+//! - **Selection** (CDLOD): a node of level k ≥ 1 is split into its four children when the 3-D
+//!   distance from the camera to its bounds (a min/max height pyramid) is below `range(k − 1)`;
+//!   `range(k) = base · 2^k`.
+//! - **Morph.** A vertex of level k moves towards the level-(k + 1) surface over
+//!   `[MORPH_START · range(k), range(k)]` of its own distance to the camera (in the vertex
+//!   shader). The base range is chosen so that where two levels meet, the finer side is fully
+//!   morphed and the coarser side not at all ([`LodTree::base_range_m`]); that is what makes the
+//!   borders coincide and keeps neighbouring levels at most one apart.
+
+use super::column::surface_y_m;
+use super::layout::{CHUNK_COLUMNS, WorldLayout};
+use super::water::water_column;
+use super::WorldSource;
+
+/// Where along its range a level starts to morph towards its parent, as a fraction of the range.
+pub const MORPH_START: f32 = 0.8;
+/// The ranges keep this share of every level's columns within [`MAX_ERROR_PX`] of full detail
+/// where the level is first drawn. Not all: the forge's summit spires and terrace risers put a
+/// few columns tens of metres from any coarse surface (measured in `docs/PERFORMANCE.md`).
+pub const ERROR_QUANTILE: f64 = 0.99;
+pub const MAX_ERROR_PX: f32 = 2.0;
+/// Vertical field of view and frame height the ranges are sized for (the app's camera).
+pub const DESIGN_FOV_RAD: f32 = 55.0 * std::f32::consts::PI / 180.0;
+pub const DESIGN_HEIGHT_PX: f32 = 720.0;
+
+/// A node of the quadtree: level `level`, covering chunks `[x·2^level, (x+1)·2^level)` (and the
+/// same along Z).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId {
+    pub level: u8,
+    pub x: i32,
+    pub z: i32,
+}
+
+impl NodeId {
+    pub fn new(level: u8, x: i32, z: i32) -> Self {
+        Self { level, x, z }
+    }
+    /// Chunks per side of the node.
+    pub fn span_chunks(self) -> i32 {
+        1 << self.level
+    }
+    /// The four children (none at level 0), in (x, z) order.
+    pub fn children(self) -> [NodeId; 4] {
+        let l = self.level.saturating_sub(1);
+        let (x, z) = (self.x * 2, self.z * 2);
+        [NodeId::new(l, x, z), NodeId::new(l, x, z + 1), NodeId::new(l, x + 1, z), NodeId::new(l, x + 1, z + 1)]
+    }
+    pub fn parent(self) -> NodeId {
+        NodeId::new(self.level + 1, self.x >> 1, self.z >> 1)
+    }
+    /// Whether `other` lies inside this node (or is it).
+    pub fn contains(self, other: NodeId) -> bool {
+        if other.level > self.level {
+            return false;
+        }
+        let d = self.level - other.level;
+        (other.x >> d) == self.x && (other.z >> d) == self.z
+    }
+    /// Whether the two nodes' areas overlap (one contains the other).
+    pub fn overlaps(self, other: NodeId) -> bool {
+        self.contains(other) || other.contains(self)
+    }
+    /// First chunk and one past the last, per axis: `[x0, z0, x1, z1]`.
+    pub fn chunk_rect(self) -> [i32; 4] {
+        let s = self.span_chunks();
+        [self.x * s, self.z * s, (self.x + 1) * s, (self.z + 1) * s]
+    }
+}
+
+/// The grid one level samples: lines every `2^level` columns from the map's origin, the last one
+/// clipped to the world's extent (`chunks_per_side × 32` columns). Heights are the field's
+/// rendered surface at the grid points; each cell is split along its (i, j) → (i+1, j+1) diagonal.
+#[derive(Debug, Clone, Copy)]
+pub struct LevelGrid {
+    pub level: u8,
+    /// Columns between grid lines.
+    pub step: i64,
+    /// The world's extent in columns: the last grid line.
+    pub extent: i64,
+}
+
+impl LevelGrid {
+    pub fn new(layout: &WorldLayout, level: u8) -> Self {
+        Self { level, step: 1 << level, extent: layout.chunks_per_side as i64 * CHUNK_COLUMNS as i64 }
+    }
+    /// Column coordinate of grid line `i` (clipped to the extent).
+    #[inline]
+    pub fn line(&self, i: i64) -> i64 {
+        (i * self.step).min(self.extent)
+    }
+    /// The cell index along one axis that holds column coordinate `c` (in `[0, extent]`).
+    #[inline]
+    pub fn cell_of(&self, c: f64) -> i64 {
+        let last = (self.extent - 1).div_euclid(self.step);
+        ((c / self.step as f64).floor() as i64).clamp(0, last)
+    }
+    /// Interpolate per-grid-point values `f(i, j)` at column coordinates `(x, z)`, with the
+    /// cell's triangle split (the surface the GPU draws between the grid's vertices).
+    pub fn interpolate<const N: usize>(&self, x: f64, z: f64, mut f: impl FnMut(i64, i64) -> [f32; N]) -> [f32; N] {
+        let (i, j) = (self.cell_of(x), self.cell_of(z));
+        let (x0, x1) = (self.line(i) as f64, self.line(i + 1) as f64);
+        let (z0, z1) = (self.line(j) as f64, self.line(j + 1) as f64);
+        let u = ((x - x0) / (x1 - x0)).clamp(0.0, 1.0) as f32;
+        let v = ((z - z0) / (z1 - z0)).clamp(0.0, 1.0) as f32;
+        let a = f(i, j);
+        let c = f(i + 1, j + 1);
+        let mut out = [0f32; N];
+        if u >= v {
+            // Triangle (i, j) → (i+1, j) → (i+1, j+1).
+            let b = f(i + 1, j);
+            for k in 0..N {
+                out[k] = a[k] + u * (b[k] - a[k]) + v * (c[k] - b[k]);
+            }
+        } else {
+            // Triangle (i, j) → (i, j+1) → (i+1, j+1).
+            let b = f(i, j + 1);
+            for k in 0..N {
+                out[k] = a[k] + v * (b[k] - a[k]) + u * (c[k] - b[k]);
+            }
+        }
+        out
+    }
+    /// The field's rendered height at grid point `(i, j)`.
+    #[inline]
+    pub fn height(&self, src: &WorldSource, i: i64, j: i64) -> f32 {
+        surface_y_m(&src.blueprint, self.line(i), self.line(j))
+    }
+    /// Height of this level's surface at column coordinates `(x, z)`.
+    pub fn surface_at(&self, src: &WorldSource, x: f64, z: f64) -> f32 {
+        self.interpolate(x, z, |i, j| [self.height(src, i, j)])[0]
+    }
+    /// Unit normal at grid point `(i, j)` from central differences of the level's own samples,
+    /// so two tiles that share the point compute the same bits.
+    pub fn normal(&self, src: &WorldSource, i: i64, j: i64) -> [f32; 3] {
+        let col = src.layout.column_m;
+        let (xa, xb) = ((i - 1).max(0), i + 1);
+        let (za, zb) = ((j - 1).max(0), j + 1);
+        let dx = (self.line(xb) - self.line(xa)).max(1) as f32 * col;
+        let dz = (self.line(zb) - self.line(za)).max(1) as f32 * col;
+        let gx = (self.height(src, xb, j) - self.height(src, xa, j)) / dx;
+        let gz = (self.height(src, i, zb) - self.height(src, i, za)) / dz;
+        let inv = 1.0 / (gx * gx + 1.0 + gz * gz).sqrt();
+        [-gx * inv, inv, -gz * inv]
+    }
+}
+
+/// How the tree is cut: the base range and the morph band.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LodRanges {
+    /// `range(0)`: level-0 chunks are drawn within this distance; `range(k) = base · 2^k`.
+    pub base_m: f32,
+    pub morph_start: f32,
+}
+
+impl LodRanges {
+    pub fn range_m(&self, level: u8) -> f32 {
+        self.base_m * (1u64 << level) as f32
+    }
+    /// Morph band of a level: `[start, end]` metres.
+    pub fn morph_band_m(&self, level: u8) -> [f32; 2] {
+        let r = self.range_m(level);
+        [self.morph_start * r, r]
+    }
+    /// Morph factor (0 = own surface, 1 = the parent's) of a vertex at `distance_m`: the CPU
+    /// copy of the vertex shader's formula.
+    pub fn morph(&self, level: u8, distance_m: f32) -> f32 {
+        let [a, b] = self.morph_band_m(level);
+        ((distance_m - a) / (b - a)).clamp(0.0, 1.0)
+    }
+}
+
+/// Whole-world water figures gathered while the pyramid is built (SPEC §3 diagnostics).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WaterTally {
+    pub wet_columns: u64,
+    pub seam_columns: u64,
+    pub chunks_with_water: u32,
+    pub max_depth_m: f32,
+    /// Lowest and highest water surface (m), when any column is wet.
+    pub surface_y_range_m: Option<[f32; 2]>,
+}
+
+impl WaterTally {
+    fn add(&mut self, o: &WaterTally) {
+        self.wet_columns += o.wet_columns;
+        self.seam_columns += o.seam_columns;
+        self.chunks_with_water += o.chunks_with_water;
+        self.max_depth_m = self.max_depth_m.max(o.max_depth_m);
+        self.surface_y_range_m = match (self.surface_y_range_m, o.surface_y_range_m) {
+            (Some(a), Some(b)) => Some([a[0].min(b[0]), a[1].max(b[1])]),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// The quadtree over one world: its depth, the min/max height pyramid and the ranges.
+#[derive(Debug, Clone)]
+pub struct LodTree {
+    pub layout: WorldLayout,
+    /// The root's level: `2^top_level ≥ chunks_per_side`.
+    pub top_level: u8,
+    /// Per level, per node (row-major by x then z, `nodes_per_side(level)²`): min and max of the
+    /// rendered surface and of any water surface over the node's columns (metres).
+    pyramid: Vec<Vec<[f32; 2]>>,
+    pub ranges: LodRanges,
+    /// The world's water, counted over every column.
+    pub water: WaterTally,
+    /// Per level, the [`ERROR_QUANTILE`] of its geometric error against full detail (metres).
+    pub error_m: Vec<f32>,
+}
+
+impl LodTree {
+    /// Build the pyramid (one pass over the map, parallel by chunk) and size the ranges.
+    pub fn new(src: &WorldSource) -> Self {
+        use rayon::prelude::*;
+        let layout = src.layout;
+        let n = layout.chunks_per_side as usize;
+        let top_level = (usize::BITS - (n.max(1) - 1).leading_zeros()) as u8;
+        let per_chunk: Vec<([f32; 2], WaterTally)> = (0..n * n)
+            .into_par_iter()
+            .map(|i| chunk_height_bounds(src, (i / n) as i64, (i % n) as i64))
+            .collect();
+        let mut water = WaterTally::default();
+        for (_, t) in &per_chunk {
+            water.add(t);
+        }
+        let chunk_bounds: Vec<[f32; 2]> = per_chunk.into_iter().map(|(b, _)| b).collect();
+        let mut pyramid = vec![chunk_bounds];
+        for level in 1..=top_level {
+            let below = &pyramid[level as usize - 1];
+            let nb = nodes_per_side(n, level - 1);
+            let nl = nodes_per_side(n, level);
+            let mut here = vec![[f32::MAX, f32::MIN]; nl * nl];
+            for x in 0..nb {
+                for z in 0..nb {
+                    let b = below[x * nb + z];
+                    let h = &mut here[(x / 2) * nl + z / 2];
+                    *h = [h[0].min(b[0]), h[1].max(b[1])];
+                }
+            }
+            pyramid.push(here);
+        }
+        let crack_free = base_range_for(&layout, &pyramid, top_level);
+        let error_m: Vec<f32> =
+            (0..=top_level).map(|l| if l == 0 { 0.0 } else { level_error_quantile_m(src, l, ERROR_QUANTILE) }).collect();
+        // Level k is drawn unsplit from range(k − 1) out: there its error must stay within
+        // MAX_ERROR_PX, i.e. range(k − 1) = base · 2^(k−1) ≥ error_k · px_per_rad / MAX_ERROR_PX.
+        let px_per_rad = DESIGN_HEIGHT_PX / DESIGN_FOV_RAD;
+        let by_error = (1..=top_level)
+            .map(|l| error_m[l as usize] * px_per_rad / MAX_ERROR_PX / (1u64 << (l - 1)) as f32)
+            .fold(0.0, f32::max);
+        let ranges = LodRanges { base_m: crack_free.max(by_error), morph_start: MORPH_START };
+        Self { layout, top_level, pyramid, ranges, water, error_m }
+    }
+
+    /// The same tree with another base range (at least the one [`LodTree::new`] chose, which the
+    /// crack-free guarantee needs).
+    pub fn with_base_range(mut self, base_m: f32) -> Self {
+        self.ranges.base_m = self.ranges.base_m.max(base_m);
+        self
+    }
+
+    pub fn root(&self) -> NodeId {
+        NodeId::new(self.top_level, 0, 0)
+    }
+
+    /// Whether a node has any chunk inside the world.
+    pub fn exists(&self, id: NodeId) -> bool {
+        let [x0, z0, _, _] = id.chunk_rect();
+        let n = self.layout.chunks_per_side as i32;
+        id.level <= self.top_level && id.x >= 0 && id.z >= 0 && x0 < n && z0 < n
+    }
+
+    /// Min and max height over the node (metres).
+    pub fn height_bounds(&self, id: NodeId) -> [f32; 2] {
+        let n = nodes_per_side(self.layout.chunks_per_side as usize, id.level);
+        self.pyramid[id.level as usize][id.x as usize * n + id.z as usize]
+    }
+
+    /// The node's box in world metres: `[min, max]` corners, clipped to the world.
+    pub fn bounds_m(&self, id: NodeId) -> [[f32; 3]; 2] {
+        let s = self.layout.chunk_size_m();
+        let n = self.layout.chunks_per_side as i32;
+        let [x0, z0, x1, z1] = id.chunk_rect();
+        let [lo, hi] = self.height_bounds(id);
+        [[x0 as f32 * s, lo, z0 as f32 * s], [x1.min(n) as f32 * s, hi, z1.min(n) as f32 * s]]
+    }
+
+    /// 3-D distance from `p` (world metres) to the node's box (0 inside).
+    pub fn distance_m(&self, id: NodeId, p: [f32; 3]) -> f32 {
+        let [lo, hi] = self.bounds_m(id);
+        let mut d2 = 0.0;
+        for a in 0..3 {
+            let d = (lo[a] - p[a]).max(p[a] - hi[a]).max(0.0);
+            d2 += d * d;
+        }
+        d2.sqrt()
+    }
+
+    /// Whether the node should be split into its children for a camera at `p`.
+    pub fn splits(&self, id: NodeId, p: [f32; 3]) -> bool {
+        id.level > 0 && self.distance_m(id, p) < self.ranges.range_m(id.level - 1)
+    }
+
+    /// The nodes to draw for a camera at `p`: a partition of the world, nearest first (ties by
+    /// id, so the order is deterministic).
+    pub fn select(&self, p: [f32; 3]) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        self.select_into(self.root(), p, &mut out);
+        let mut keyed: Vec<(f32, NodeId)> = out.into_iter().map(|id| (self.distance_m(id, p), id)).collect();
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        keyed.into_iter().map(|(_, id)| id).collect()
+    }
+
+    fn select_into(&self, id: NodeId, p: [f32; 3], out: &mut Vec<NodeId>) {
+        if !self.exists(id) {
+            return;
+        }
+        if self.splits(id, p) {
+            for c in id.children() {
+                self.select_into(c, p, out);
+            }
+        } else {
+            out.push(id);
+        }
+    }
+
+    /// Every chunk within `radius_m` (horizontal) of `p` as level-0 nodes: the full-detail
+    /// selection `--lod off` draws.
+    pub fn select_full_detail(&self, p: [f32; 3], radius_m: f32) -> Vec<NodeId> {
+        super::chunks_within(&self.layout, [p[0], p[2]], radius_m)
+            .into_iter()
+            .map(|c| NodeId::new(0, c.x, c.z))
+            .collect()
+    }
+}
+
+/// Distance from point `p` to triangle `(a, b, c)` (all in metres).
+fn point_triangle_distance(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
+    let sub = |u: [f32; 3], v: [f32; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
+    let dot = |u: [f32; 3], v: [f32; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+    let at = |u: [f32; 3], v: [f32; 3], t: f32| [u[0] + v[0] * t, u[1] + v[1] * t, u[2] + v[2] * t];
+    // Closest point on a triangle (Ericson, Real-Time Collision Detection §5.1.5).
+    let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
+    let (d1, d2) = (dot(ab, ap), dot(ac, ap));
+    let q = if d1 <= 0.0 && d2 <= 0.0 {
+        a
+    } else {
+        let bp = sub(p, b);
+        let (d3, d4) = (dot(ab, bp), dot(ac, bp));
+        if d3 >= 0.0 && d4 <= d3 {
+            b
+        } else {
+            let vc = d1 * d4 - d3 * d2;
+            if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+                at(a, ab, d1 / (d1 - d3))
+            } else {
+                let cp = sub(p, c);
+                let (d5, d6) = (dot(ab, cp), dot(ac, cp));
+                if d6 >= 0.0 && d5 <= d6 {
+                    c
+                } else {
+                    let vb = d5 * d2 - d1 * d6;
+                    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+                        at(a, ac, d2 / (d2 - d6))
+                    } else {
+                        let va = d3 * d6 - d5 * d4;
+                        if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+                            at(b, sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)))
+                        } else {
+                            let denom = 1.0 / (va + vb + vc);
+                            let (v, w) = (vb * denom, vc * denom);
+                            [a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w, a[2] + ab[2] * v + ac[2] * w]
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let d = sub(p, q);
+    dot(d, d).sqrt()
+}
+
+/// The geometric error of node `id`'s own surface against full detail, per full-resolution
+/// column (every `stride`-th along each axis): the distance from the column's surface point to
+/// the node's triangles (those of the point's cell and its eight neighbours), in metres. A
+/// distance, not a height difference: on a near-vertical riser a cell's vertical error is the
+/// riser's height, while the two surfaces are never farther apart than about a cell.
+pub fn column_errors_m(src: &WorldSource, id: NodeId, stride: i64, out: &mut Vec<f32>) {
+    if id.level == 0 {
+        return;
+    }
+    let layout = &src.layout;
+    let grid = LevelGrid::new(layout, id.level);
+    let col = layout.column_m;
+    let [x0, z0, x1, z1] = id.chunk_rect();
+    let n = layout.chunks_per_side as i64;
+    let c = CHUNK_COLUMNS as i64;
+    let last = (grid.extent - 1).div_euclid(grid.step);
+    let vertex = |i: i64, j: i64| {
+        let (i, j) = (i.clamp(0, last + 1), j.clamp(0, last + 1));
+        [grid.line(i) as f32 * col, grid.height(src, i, j), grid.line(j) as f32 * col]
+    };
+    let stride = stride.max(1);
+    let mut x = x0 as i64 * c;
+    while x < (x1 as i64).min(n) * c {
+        let mut z = z0 as i64 * c;
+        while z < (z1 as i64).min(n) * c {
+            let p = [x as f32 * col, surface_y_m(&src.blueprint, x, z), z as f32 * col];
+            let (ci, cj) = (grid.cell_of(x as f64), grid.cell_of(z as f64));
+            let mut best = f32::MAX;
+            for i in (ci - 1).max(0)..=(ci + 1).min(last) {
+                for j in (cj - 1).max(0)..=(cj + 1).min(last) {
+                    let (a, b, cc, d) = (vertex(i, j), vertex(i, j + 1), vertex(i + 1, j + 1), vertex(i + 1, j));
+                    best = best.min(point_triangle_distance(p, a, b, cc)).min(point_triangle_distance(p, a, cc, d));
+                }
+            }
+            out.push(best);
+            z += stride;
+        }
+        x += stride;
+    }
+}
+
+/// The `q`-quantile (0..=1) of a level's per-column geometric error (metres), from at most 64
+/// nodes spread over the world and at most 64 × 64 columns of each: the figure the ranges are
+/// sized by.
+pub fn level_error_quantile_m(src: &WorldSource, level: u8, q: f64) -> f32 {
+    use rayon::prelude::*;
+    let n = nodes_per_side(src.layout.chunks_per_side as usize, level) as i32;
+    let every = ((n as usize * n as usize) / 64).max(1);
+    let nodes: Vec<NodeId> =
+        (0..n).flat_map(|x| (0..n).map(move |z| NodeId::new(level, x, z))).step_by(every).collect();
+    let stride = ((CHUNK_COLUMNS as i64) << level) / 64;
+    let mut errs: Vec<f32> = nodes
+        .par_iter()
+        .map(|&id| {
+            let mut v = Vec::new();
+            column_errors_m(src, id, stride, &mut v);
+            v
+        })
+        .flatten()
+        .collect();
+    if errs.is_empty() {
+        return 0.0;
+    }
+    errs.sort_by(f32::total_cmp);
+    errs[((errs.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Nodes per side at a level, for a world `chunks` chunks across.
+fn nodes_per_side(chunks: usize, level: u8) -> usize {
+    chunks.div_ceil(1 << level).max(1)
+}
+
+/// Min/max of the rendered surface and of the water surface over one chunk's 33 × 33 columns,
+/// and the water of the 32 × 32 columns it owns.
+fn chunk_height_bounds(src: &WorldSource, cx: i64, cz: i64) -> ([f32; 2], WaterTally) {
+    let bp = &*src.blueprint;
+    let n = bp.map_size as i64;
+    let c = CHUNK_COLUMNS as i64;
+    let top = src.layout.top_m();
+    let (mut lo, mut hi) = (f32::MAX, f32::MIN);
+    let mut tally = WaterTally::default();
+    for x in cx * c..=cx * c + c {
+        for z in cz * c..=cz * c + c {
+            let s = surface_y_m(bp, x, z);
+            lo = lo.min(s);
+            hi = hi.max(s);
+            if x < n
+                && z < n
+                && let Some(w) = water_column(bp, &src.water, x as u32, z as u32, top)
+            {
+                hi = hi.max(w.water_surface_y_m);
+                if x < cx * c + c && z < cz * c + c {
+                    tally.wet_columns += 1;
+                    tally.seam_columns += w.seam as u64;
+                    tally.max_depth_m = tally.max_depth_m.max(w.true_depth_m);
+                    let y = w.water_surface_y_m;
+                    tally.surface_y_range_m = Some(match tally.surface_y_range_m {
+                        Some(r) => [r[0].min(y), r[1].max(y)],
+                        None => [y, y],
+                    });
+                }
+            }
+        }
+    }
+    tally.chunks_with_water = (tally.wet_columns > 0) as u32;
+    ([lo, hi], tally)
+}
+
+/// The smallest base range that keeps borders crack-free: where a level-k node meets a level-
+/// (k − 1) one, every shared point must be beyond the finer level's range (fully morphed) and
+/// nearer than the coarser level's morph start (not morphed). The finer node's parent was split,
+/// so it is nearer than `range(k − 1)`, and its points are at most its 3-D diagonal farther:
+/// `range(k − 1) + diagonal(k) ≤ MORPH_START · range(k)`, i.e.
+/// `base · 2^(k−1) · (2·MORPH_START − 1) ≥ diagonal(k)` for every level.
+fn base_range_for(layout: &WorldLayout, pyramid: &[Vec<[f32; 2]>], top_level: u8) -> f32 {
+    let chunk = layout.chunk_size_m();
+    let mut base = 0f32;
+    for level in 1..=top_level {
+        let span = pyramid[level as usize].iter().map(|b| (b[1] - b[0]).max(0.0)).fold(0.0, f32::max);
+        let side = chunk * (1u64 << level) as f32;
+        let diagonal = (2.0 * side * side + span * span).sqrt();
+        let need = diagonal / ((2.0 * MORPH_START - 1.0) * (1u64 << (level - 1)) as f32);
+        base = base.max(need);
+    }
+    // 5 % margin for rounding; at least four chunks.
+    (base * 1.05).max(4.0 * chunk)
+}
