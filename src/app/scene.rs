@@ -12,8 +12,8 @@ pub const SUN_AZIMUTH_DEG: f32 = 45.0;
 pub const SHADOW_DISTANCE_M: f32 = 2500.0;
 /// The reach grows with the camera's height (a high camera sees more ground): this much per metre
 /// above the sea, up to [`SHADOW_MAX_DISTANCE_M`].
-pub const SHADOW_REACH_PER_HEIGHT: f32 = 1.5;
-pub const SHADOW_MAX_DISTANCE_M: f32 = 12_000.0;
+pub const SHADOW_REACH_PER_HEIGHT: f32 = 4.0;
+pub const SHADOW_MAX_DISTANCE_M: f32 = 16_000.0;
 
 /// How far the sun's cascades reach for a camera `height_m` above the sea: sized from the camera,
 /// never from the map.

@@ -227,14 +227,15 @@ impl Plugin for WorldServerPlugin {
 fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
     let t = Instant::now();
     let tree = LodTree::new(&world.source);
-    let r = tree.ranges;
+    let ranges: Vec<String> = (0..tree.top_level).map(|l| format!("{:.0}", tree.ranges.range_m(l))).collect();
     info!(
-        "world: level-of-detail tree of {} levels over {} × {} chunks in {:.0} ms; full detail within {:.0} m, each level doubles",
+        "world: level-of-detail tree of {} levels over {} × {} chunks in {:.0} ms; full detail within {:.0} m; level k+1 splits within [{}] m",
         tree.top_level + 1,
         tree.layout.chunks_per_side,
         tree.layout.chunks_per_side,
         t.elapsed().as_secs_f64() * 1e3,
-        r.range_m(0)
+        tree.ranges.range_m(0),
+        ranges.join(", ")
     );
     commands.insert_resource(Lod(Arc::new(tree)));
 }

@@ -22,8 +22,11 @@ pub const SUN_CURVE: f32 = 0.15;
 /// Below-horizon haze band, as a fraction of 90° (about 3°).
 pub const HORIZON_HAZE: f32 = 3.0 / 90.0;
 pub const SUN_DISC_RGB: [f32; 3] = [1.0, 0.97, 0.90];
-/// Dome radius: beyond the terrain, inside the camera's culling range.
-pub const DOME_RADIUS_M: f32 = 100_000.0;
+/// Dome radius: beyond the terrain, inside the camera's culling range, and far enough that the
+/// open sea (which reaches 0.9 of it) meets the horizon within the haze band from any altitude
+/// up to 10 km: atan(10 km / 900 km) = 0.64° < 3°. Bevy's perspective depth is reverse-Z with an
+/// infinite far plane, so the distance costs no depth precision.
+pub const DOME_RADIUS_M: f32 = 1_000_000.0;
 
 /// Godot-style ease for 0 < c < 1: fast rise, long tail (1 − (1 − t)^(1/c)).
 fn ease_out(t: f32, c: f32) -> f32 {

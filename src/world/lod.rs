@@ -7,13 +7,14 @@
 //!   blueprint field every 2^k columns ([`LevelGrid`]): "one field at every level", so a fully
 //!   morphed node equals its parent exactly.
 //! - **Selection** (CDLOD): a node of level k ≥ 1 is split into its four children when the 3-D
-//!   distance from the camera to its bounds (a min/max height pyramid) is below `range(k − 1)`;
-//!   `range(k) = base · 2^k`.
+//!   distance from the camera to its bounds (a min/max height pyramid) is below `range(k − 1)`.
 //! - **Morph.** A vertex of level k moves towards the level-(k + 1) surface over
 //!   `[MORPH_START · range(k), range(k)]` of its own distance to the camera (in the vertex
-//!   shader). The base range is chosen so that where two levels meet, the finer side is fully
-//!   morphed and the coarser side not at all ([`LodTree::base_range_m`]); that is what makes the
-//!   borders coincide and keeps neighbouring levels at most one apart.
+//!   shader).
+//! - **Ranges** are sized per world ([`LodTree::new`]): each level's error against full detail
+//!   stays within [`MAX_ERROR_PX`] (for [`ERROR_QUANTILE`] of the columns) where it is first drawn,
+//!   and where two levels meet the finer side is fully morphed and the coarser side not at all —
+//!   which makes the borders coincide and keeps neighbouring levels at most one apart.
 
 use super::column::surface_y_m;
 use super::layout::{CHUNK_COLUMNS, WorldLayout};
@@ -153,17 +154,21 @@ impl LevelGrid {
     }
 }
 
-/// How the tree is cut: the base range and the morph band.
+/// Levels a tree can have: a 16384² map has 512 chunks a side, so its root is level 9.
+pub const MAX_LEVELS: usize = 16;
+
+/// How the tree is cut: each level's range and the morph band.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LodRanges {
-    /// `range(0)`: level-0 chunks are drawn within this distance; `range(k) = base · 2^k`.
-    pub base_m: f32,
+    /// `range(k)`: a node of level k + 1 is split within this distance, and level-k vertices
+    /// finish their morph at it. Strictly increasing.
+    pub ranges_m: [f32; MAX_LEVELS],
     pub morph_start: f32,
 }
 
 impl LodRanges {
     pub fn range_m(&self, level: u8) -> f32 {
-        self.base_m * (1u64 << level) as f32
+        self.ranges_m[(level as usize).min(MAX_LEVELS - 1)]
     }
     /// Morph band of a level: `[start, end]` metres.
     pub fn morph_band_m(&self, level: u8) -> [f32; 2] {
@@ -249,24 +254,10 @@ impl LodTree {
             }
             pyramid.push(here);
         }
-        let crack_free = base_range_for(&layout, &pyramid, top_level);
         let error_m: Vec<f32> =
             (0..=top_level).map(|l| if l == 0 { 0.0 } else { level_error_quantile_m(src, l, ERROR_QUANTILE) }).collect();
-        // Level k is drawn unsplit from range(k − 1) out: there its error must stay within
-        // MAX_ERROR_PX, i.e. range(k − 1) = base · 2^(k−1) ≥ error_k · px_per_rad / MAX_ERROR_PX.
-        let px_per_rad = DESIGN_HEIGHT_PX / DESIGN_FOV_RAD;
-        let by_error = (1..=top_level)
-            .map(|l| error_m[l as usize] * px_per_rad / MAX_ERROR_PX / (1u64 << (l - 1)) as f32)
-            .fold(0.0, f32::max);
-        let ranges = LodRanges { base_m: crack_free.max(by_error), morph_start: MORPH_START };
+        let ranges = ranges_for(&layout, &pyramid, &error_m);
         Self { layout, top_level, pyramid, ranges, water, error_m }
-    }
-
-    /// The same tree with another base range (at least the one [`LodTree::new`] chose, which the
-    /// crack-free guarantee needs).
-    pub fn with_base_range(mut self, base_m: f32) -> Self {
-        self.ranges.base_m = self.ranges.base_m.max(base_m);
-        self
     }
 
     pub fn root(&self) -> NodeId {
@@ -431,16 +422,18 @@ pub fn column_errors_m(src: &WorldSource, id: NodeId, stride: i64, out: &mut Vec
     }
 }
 
-/// The `q`-quantile (0..=1) of a level's per-column geometric error (metres), from at most 64
-/// nodes spread over the world and at most 64 × 64 columns of each: the figure the ranges are
-/// sized by.
+/// Columns a level's error is estimated from (a regular grid over the whole world).
+pub const ERROR_SAMPLES_PER_LEVEL: i64 = 1 << 17;
+
+/// The `q`-quantile (0..=1) of a level's per-column geometric error (metres), estimated from a
+/// regular grid of about [`ERROR_SAMPLES_PER_LEVEL`] columns over the whole world: the figure
+/// the ranges are sized by.
 pub fn level_error_quantile_m(src: &WorldSource, level: u8, q: f64) -> f32 {
     use rayon::prelude::*;
     let n = nodes_per_side(src.layout.chunks_per_side as usize, level) as i32;
-    let every = ((n as usize * n as usize) / 64).max(1);
-    let nodes: Vec<NodeId> =
-        (0..n).flat_map(|x| (0..n).map(move |z| NodeId::new(level, x, z))).step_by(every).collect();
-    let stride = ((CHUNK_COLUMNS as i64) << level) / 64;
+    let columns = src.layout.chunks_per_side as i64 * CHUNK_COLUMNS as i64;
+    let stride = ((columns * columns) as f64 / ERROR_SAMPLES_PER_LEVEL as f64).sqrt().ceil().max(1.0) as i64;
+    let nodes: Vec<NodeId> = (0..n).flat_map(|x| (0..n).map(move |z| NodeId::new(level, x, z))).collect();
     let mut errs: Vec<f32> = nodes
         .par_iter()
         .map(|&id| {
@@ -498,22 +491,35 @@ fn chunk_height_bounds(src: &WorldSource, cx: i64, cz: i64) -> ([f32; 2], WaterT
     ([lo, hi], tally)
 }
 
-/// The smallest base range that keeps borders crack-free: where a level-k node meets a level-
-/// (k − 1) one, every shared point must be beyond the finer level's range (fully morphed) and
-/// nearer than the coarser level's morph start (not morphed). The finer node's parent was split,
-/// so it is nearer than `range(k − 1)`, and its points are at most its 3-D diagonal farther:
-/// `range(k − 1) + diagonal(k) ≤ MORPH_START · range(k)`, i.e.
-/// `base · 2^(k−1) · (2·MORPH_START − 1) ≥ diagonal(k)` for every level.
-fn base_range_for(layout: &WorldLayout, pyramid: &[Vec<[f32; 2]>], top_level: u8) -> f32 {
+/// Each level's range, the smallest that meets two rules, level by level from the finest:
+///
+/// - **Error:** level k + 1 is drawn unsplit from `range(k)` out, so there its error must stay
+///   within [`MAX_ERROR_PX`]: `range(k) ≥ error(k + 1) · px_per_rad / MAX_ERROR_PX`.
+/// - **No crack:** where a level-(k + 1) node meets a level-k one, every shared point must be
+///   beyond `range(k)` (the finer side fully morphed — true, since the coarser node was not split)
+///   and nearer than `MORPH_START · range(k + 1)` (the coarser side not yet morphing). The finer
+///   node's parent was split, so it is nearer than `range(k)`, and its points are at most the
+///   parent's 3-D diagonal farther: `range(k) + diagonal(k + 1) ≤ MORPH_START · range(k + 1)`.
+///   The same rule keeps neighbouring levels at most one apart.
+///
+/// Ranges also grow by at least 1.5× a level, and level 0 reaches at least two chunks.
+fn ranges_for(layout: &WorldLayout, pyramid: &[Vec<[f32; 2]>], error_m: &[f32]) -> LodRanges {
+    let px_per_rad = DESIGN_HEIGHT_PX / DESIGN_FOV_RAD;
     let chunk = layout.chunk_size_m();
-    let mut base = 0f32;
-    for level in 1..=top_level {
-        let span = pyramid[level as usize].iter().map(|b| (b[1] - b[0]).max(0.0)).fold(0.0, f32::max);
-        let side = chunk * (1u64 << level) as f32;
-        let diagonal = (2.0 * side * side + span * span).sqrt();
-        let need = diagonal / ((2.0 * MORPH_START - 1.0) * (1u64 << (level - 1)) as f32);
-        base = base.max(need);
+    let top = pyramid.len() - 1;
+    // A quarter of margin: the quantile is estimated from a sample of the columns.
+    let by_error = |k: usize| error_m.get(k + 1).map_or(0.0, |e| 1.25 * e * px_per_rad / MAX_ERROR_PX);
+    let diagonal = |k: usize| {
+        let span = pyramid[k].iter().map(|b| (b[1] - b[0]).max(0.0)).fold(0.0, f32::max);
+        let side = chunk * (1u64 << k) as f32;
+        (2.0 * side * side + span * span).sqrt()
+    };
+    let mut r = [0f32; MAX_LEVELS];
+    r[0] = by_error(0).max(2.0 * chunk);
+    for k in 1..MAX_LEVELS {
+        let crack = if k <= top { (r[k - 1] + diagonal(k)) / MORPH_START } else { 0.0 };
+        // 2 % margin on the crack rule for rounding.
+        r[k] = (crack * 1.02).max(by_error(k)).max(1.5 * r[k - 1]);
     }
-    // 5 % margin for rounding; at least four chunks.
-    (base * 1.05).max(4.0 * chunk)
+    LodRanges { ranges_m: r, morph_start: MORPH_START }
 }
