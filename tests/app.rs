@@ -634,3 +634,29 @@ fn a_fast_flight_never_opens_a_hole() {
     );
     assert!(swaps_waiting > 0, "the flight outran the builder at least once (so the test tests the waiting)");
 }
+
+/// SPEC §9 `flight`: a headless scripted flight whose last line is exactly the documented one.
+#[test]
+fn flight_prints_its_summary_as_the_last_line() {
+    let run = isla()
+        .args(["flight", "blueprints/small.dat", "--frames", "4", "--width", "64", "--height", "36"])
+        .current_dir(repo(""))
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let out = String::from_utf8_lossy(&run.stdout);
+    let last = out.lines().last().unwrap_or_default();
+    let re = |l: &str| {
+        let rest = l.strip_prefix("flight: 4 frames, frame p50 ")?;
+        let (p50, rest) = rest.split_once(" ms, p95 ")?;
+        let (p95, rest) = rest.split_once(" ms, triangles in view max ")?;
+        let (tris, rest) = rest.split_once(", resident ")?;
+        let mib = rest.strip_suffix(" MiB")?;
+        let one_decimal = |v: &str| v.parse::<f64>().is_ok() && v.split('.').nth(1).is_none_or(|d| d.len() <= 1);
+        Some(one_decimal(p50) && one_decimal(p95) && tris.parse::<u64>().ok()? > 0 && mib.parse::<f64>().ok()? > 0.0)
+    };
+    assert_eq!(re(last), Some(true), "last line: {last:?}");
+    let bad = isla().args(["flight", "blueprints/small.dat", "--frames", "1"]).current_dir(repo("")).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "one frame is refused as bad input");
+}

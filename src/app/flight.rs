@@ -28,6 +28,10 @@ pub struct FlightReport {
     pub resident_mib: f64,
     /// Time until the first view was built and shown, before the timed frames.
     pub first_view_s: f64,
+    /// Largest terrain and water data held at once: GPU buffers of the resident nodes, and the
+    /// chunk data of the level-0 ones (MiB).
+    pub terrain_gpu_mib: f64,
+    pub terrain_cpu_mib: f64,
 }
 
 impl FlightReport {
@@ -39,6 +43,8 @@ impl FlightReport {
         )
     }
 }
+
+const MIB: f64 = 1024.0 * 1024.0;
 
 /// The `q`-quantile (0..=1) of `v` by the nearest-rank method.
 pub fn quantile(v: &[f64], q: f64) -> f64 {
@@ -55,7 +61,7 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
 pub fn resident_mib() -> f64 {
     let Ok(s) = std::fs::read_to_string("/proc/self/statm") else { return 0.0 };
     let pages: f64 = s.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    pages * 4096.0 / (1024.0 * 1024.0)
+    pages * 4096.0 / MIB
 }
 
 /// The path's key poses: overview, low along the coast, over the island's centre above the
@@ -107,6 +113,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let cam_entity = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).next();
     let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;
     let (mut times, mut tris_max, mut rss_max) = (Vec::new(), 0u64, 0f64);
+    let (mut gpu_max, mut cpu_max) = (0u64, 0u64);
     let report_every = (opts.frames / 10).max(1);
     for frame in 0..opts.frames {
         let t = frame as f32 / (opts.frames - 1).max(1) as f32;
@@ -116,6 +123,9 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         times.push(t0.elapsed().as_secs_f64() * 1e3);
         tris_max = tris_max.max(view_stats(app.world_mut()).0.triangles);
         rss_max = rss_max.max(resident_mib());
+        let w = app.world().resource::<super::server::WorldStats>();
+        gpu_max = gpu_max.max(w.gpu_bytes);
+        cpu_max = cpu_max.max(w.resident_bytes);
         if (frame + 1) % report_every == 0 {
             info!(
                 "flight: frame {}/{}: {:.1} ms, {} triangles in view so far at most",
@@ -133,5 +143,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         triangles_max: tris_max,
         resident_mib: rss_max,
         first_view_s,
+        terrain_gpu_mib: gpu_max as f64 / MIB,
+        terrain_cpu_mib: cpu_max as f64 / MIB,
     })
 }

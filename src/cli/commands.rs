@@ -197,6 +197,10 @@ pub fn flight(a: FlightArgs) -> Outcome {
         view_distance_m: a.view_distance,
     };
     let report = isla::app::flight::run(world_of(bp, &path), &opts)?;
+    eprintln!(
+        "flight: first view in {:.2} s; terrain and water at most {:.1} MiB of GPU buffers and {:.1} MiB of chunk data",
+        report.first_view_s, report.terrain_gpu_mib, report.terrain_cpu_mib
+    );
     // The summary is the last line, exactly as documented (SPEC §9).
     println!("{}", report.summary_line());
     Ok(ExitCode::SUCCESS)
