@@ -252,7 +252,9 @@ fn big_island() -> isla::blueprint::Blueprint {
 fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
     use bevy::prelude::*;
     use isla::app::IslandWorld;
-    use isla::app::server::{Lod, Loading, NodeIndex, Selection, StreamSettings, Viewer, WorldServerPlugin, WorldStats};
+    use isla::app::server::{
+        Loading, Lod, NodeIndex, Selection, StreamSettings, Viewer, WorldServerPlugin, WorldStats,
+    };
     use isla::world::{RESIDENT_BYTES_PER_COLUMN, UNLOAD_FACTOR, WorldSource};
     use std::sync::Arc;
 
@@ -266,8 +268,7 @@ fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
             .add_plugins(WorldServerPlugin)
             .insert_resource(IslandWorld { source: src.clone(), name: "big".into() })
             .insert_resource(StreamSettings { lod, view_distance_m: view_m, ..default() });
-        let viewer =
-            app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::new(0.0, 300.0, z)))).id();
+        let viewer = app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::new(0.0, 300.0, z)))).id();
         // With level of detail off, the bound is every chunk that may be resident (within the
         // unload radius, plus one chunk of slack at the disc's edge) at the budget per column.
         let chunk_m = src.layout.chunk_size_m();
@@ -285,7 +286,8 @@ fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
                 app.update();
                 let s = app.world().resource::<WorldStats>();
                 let sel = app.world().resource::<Selection>();
-                if s.nodes_building == 0 && s.nodes_queued == 0 && sel.target.iter().all(|n| sel.displayed.contains(n)) {
+                if s.nodes_building == 0 && s.nodes_queued == 0 && sel.target.iter().all(|n| sel.displayed.contains(n))
+                {
                     break;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(1));
@@ -296,12 +298,20 @@ fn streaming_across_a_4096_island_keeps_resident_memory_flat_and_bounded() {
                 // The whole island is drawn from every position: the selection is a partition.
                 let tree = app.world().resource::<Lod>().0.clone();
                 let sel = app.world().resource::<Selection>();
-                let covered: u64 = sel.displayed.iter().map(|n| {
-                    let [x0, z0, x1, z1] = n.chunk_rect();
-                    let c = tree.layout.chunks_per_side as i32;
-                    ((x1.min(c) - x0) as u64) * ((z1.min(c) - z0) as u64)
-                }).sum();
-                assert_eq!(covered, (tree.layout.chunks_per_side as u64).pow(2), "step {step}: the displayed nodes cover the world once");
+                let covered: u64 = sel
+                    .displayed
+                    .iter()
+                    .map(|n| {
+                        let [x0, z0, x1, z1] = n.chunk_rect();
+                        let c = tree.layout.chunks_per_side as i32;
+                        ((x1.min(c) - x0) as u64) * ((z1.min(c) - z0) as u64)
+                    })
+                    .sum();
+                assert_eq!(
+                    covered,
+                    (tree.layout.chunks_per_side as u64).pow(2),
+                    "step {step}: the displayed nodes cover the world once"
+                );
             } else {
                 assert!(s.resident_bytes <= bound, "step {step}: {} bytes resident > bound {bound}", s.resident_bytes);
             }
@@ -583,7 +593,7 @@ fn no_two_actions_share_a_key() {
 fn a_fast_flight_never_opens_a_hole() {
     use bevy::prelude::*;
     use isla::app::IslandWorld;
-    use isla::app::server::{Lod, Loading, Selection, StreamSettings, Viewer, WorldServerPlugin, WorldStats};
+    use isla::app::server::{Loading, Lod, Selection, StreamSettings, Viewer, WorldServerPlugin, WorldStats};
     use isla::world::WorldSource;
     use std::sync::Arc;
 

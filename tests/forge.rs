@@ -12,7 +12,8 @@ const ISLAND_1024_SEED: i32 = 7;
 fn forged(seed: i32, size: u32) -> std::sync::Arc<forge::Forged> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<(i32, u32), Arc<OnceLock<Arc<forge::Forged>>>>>> = OnceLock::new();
+    type Slot = Arc<OnceLock<Arc<forge::Forged>>>;
+    static CACHE: OnceLock<Mutex<HashMap<(i32, u32), Slot>>> = OnceLock::new();
     let slot = CACHE.get_or_init(Default::default).lock().unwrap().entry((seed, size)).or_default().clone();
     slot.get_or_init(|| Arc::new(forge::forge_full(&ForgeDials::new(seed, size), |_| {}).unwrap())).clone()
 }
@@ -181,7 +182,7 @@ fn crater_seam_ring_is_non_empty_and_inside_the_carve() {
         }
     }
     assert!(seam > 0, "the seam ring exists");
-    assert_eq!(isla::world::island_stats(&bp).seam_candidates, seam as u64);
+    assert_eq!(isla::world::island_stats(bp).seam_candidates, seam as u64);
     assert_eq!(ids[c.x as usize * n + c.y as usize], OCEAN_BODY_ID, "the crater floods into a bay");
 }
 

@@ -660,7 +660,11 @@ mod lod {
                         let seg_dist = |q0: (f32, f32), q1: (f32, f32)| {
                             let (dx, dy) = (q1.0 - q0.0, q1.1 - q0.1);
                             let len2 = dx * dx + dy * dy;
-                            let u = if len2 > 0.0 { (((t - q0.0) * dx + (p[1] - q0.1) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+                            let u = if len2 > 0.0 {
+                                (((t - q0.0) * dx + (p[1] - q0.1) * dy) / len2).clamp(0.0, 1.0)
+                            } else {
+                                0.0
+                            };
                             ((q0.0 + u * dx - t).powi(2) + (q0.1 + u * dy - p[1]).powi(2)).sqrt()
                         };
                         let lo_k = k.saturating_sub(2).max(1);
@@ -711,7 +715,10 @@ mod lod {
                         worst = worst.max(px);
                     }
                 }
-                assert!(pp.iter().zip(&mp.terrain.positions).all(|(a, b)| a[1] == b[1]), "camera {i}: parent unmorphed");
+                assert!(
+                    pp.iter().zip(&mp.terrain.positions).all(|(a, b)| a[1] == b[1]),
+                    "camera {i}: parent unmorphed"
+                );
             }
         }
         eprintln!("no pop: largest vertex jump at a swap {worst:.4} px");

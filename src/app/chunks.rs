@@ -55,9 +55,10 @@ impl MaterialExtension for LodExt {
         _key: MaterialExtensionKey<Self>,
     ) -> Result<(), SpecializedMeshPipelineError> {
         // Appended to Bevy's own attributes for this pass (the main and prepass layouts differ).
-        let extra = layout
-            .0
-            .get_layout(&[ATTRIBUTE_LOD_MORPH.at_shader_location(8), ATTRIBUTE_LOD_MORPH_COLOR.at_shader_location(9)])?;
+        let extra = layout.0.get_layout(&[
+            ATTRIBUTE_LOD_MORPH.at_shader_location(8),
+            ATTRIBUTE_LOD_MORPH_COLOR.at_shader_location(9),
+        ])?;
         descriptor.vertex.buffers[0].attributes.extend(extra.attributes);
         Ok(())
     }

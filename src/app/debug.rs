@@ -92,7 +92,8 @@ impl Plugin for DebugTogglesPlugin {
                 Update,
                 (
                     apply_toggles.run_if(resource_changed::<DebugToggles>),
-                    show_water.run_if(resource_changed::<DebugToggles>.or_else(any_match_filter::<Added<ChunkWaterSheet>>)),
+                    show_water
+                        .run_if(resource_changed::<DebugToggles>.or_else(any_match_filter::<Added<ChunkWaterSheet>>)),
                 )
                     .in_set(super::IslaSet::Apply),
             )

@@ -4,9 +4,9 @@
 //! same blueprint and frame count always fly the same frames. It reports frame times, the most
 //! terrain triangles in view in any frame, and the process's resident memory.
 
+use super::IslandWorld;
 use super::camera::CameraPreset;
 use super::shot::{camera_bundle, headless_app, spawn_image_camera, view_stats, wait_for_first_view};
-use super::IslandWorld;
 use bevy::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -86,7 +86,11 @@ pub fn pose_at(keys: &[Transform], t: f32) -> Transform {
     let i = (x.floor() as usize).min(legs - 1);
     let f = x - i as f32;
     let (a, b) = (keys[i], keys[(i + 1).min(keys.len() - 1)]);
-    Transform { translation: a.translation.lerp(b.translation, f), rotation: a.rotation.slerp(b.rotation, f), scale: Vec3::ONE }
+    Transform {
+        translation: a.translation.lerp(b.translation, f),
+        rotation: a.rotation.slerp(b.rotation, f),
+        scale: Vec3::ONE,
+    }
 }
 
 pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightReport> {

@@ -54,11 +54,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
 }
 
 fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>) {
-    commands.spawn((
-        camera_bundle(&world, CameraPreset::Overview),
-        super::input::free_camera(),
-        super::server::Viewer,
-    ));
+    commands.spawn((camera_bundle(&world, CameraPreset::Overview), super::input::free_camera(), super::server::Viewer));
 }
 
 /// The loading indicator: the window title shows the first ring's progress until it is built.

@@ -79,4 +79,3 @@ fn underwater_fog(
         }
     }
 }
-

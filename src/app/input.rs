@@ -228,9 +228,7 @@ pub fn preset_keys(
     world: Res<crate::app::IslandWorld>,
     mut cams: Query<(&mut Transform, &mut bevy::camera_controller::free_camera::FreeCameraState), With<Camera3d>>,
 ) {
-
-    let Some(i) = just_pressed(&keys).find_map(|a| if let Action::Preset(i) = a { Some(i) } else { None })
-    else {
+    let Some(i) = just_pressed(&keys).find_map(|a| if let Action::Preset(i) = a { Some(i) } else { None }) else {
         return;
     };
     let preset = crate::app::camera::CameraPreset::ALL[i];
@@ -248,11 +246,7 @@ pub fn preset_keys(
 const SUN_DEG_PER_S: f32 = 30.0;
 
 /// `[` / `]` turn the sun's azimuth, `-` / `=` lower and raise it; the sky follows.
-pub fn sun_keys(
-    keys: Res<ButtonInput<KeyCode>>,
-    time: Res<Time>,
-    mut sun: ResMut<crate::app::scene::SunSettings>,
-) {
+pub fn sun_keys(keys: Res<ButtonInput<KeyCode>>, time: Res<Time>, mut sun: ResMut<crate::app::scene::SunSettings>) {
     let step = SUN_DEG_PER_S * time.delta_secs();
     let mut s = *sun;
 
@@ -266,4 +260,3 @@ pub fn sun_keys(
     }
     *sun = s;
 }
-

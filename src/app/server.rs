@@ -169,7 +169,12 @@ thread_local! {
 
 /// Build one node's meshes (and, at level 0, its chunk data). Pure: the same node and style
 /// always give identical buffers.
-pub fn build_node(src: &crate::world::WorldSource, tree: &LodTree, id: NodeId, style: MeshStyle) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
+pub fn build_node(
+    src: &crate::world::WorldSource,
+    tree: &LodTree,
+    id: NodeId,
+    style: MeshStyle,
+) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
     let mut mesh = LodMesh::default();
     if id.level == 0 {
         let mut data = build_chunk(src, ChunkCoord::new(id.x, id.z));
@@ -264,7 +269,11 @@ fn select_nodes(
             "world: loading {} nodes for the first view ({} levels{})",
             selection.target.len(),
             levels.len(),
-            if settings.lod { String::new() } else { format!(", full detail within {:.0} m", settings.view_distance_m) }
+            if settings.lod {
+                String::new()
+            } else {
+                format!(", full detail within {:.0} m", settings.view_distance_m)
+            }
         );
     } else if !loading.finished && !loading.first_view.is_empty() {
         // The viewer moved on before the first view was built: nodes no longer wanted will never

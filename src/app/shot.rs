@@ -206,11 +206,10 @@ impl ViewStats {
 pub fn view_stats(world: &mut World) -> (ViewStats, ViewStats) {
     use bevy::camera::visibility::{ViewVisibility, VisibleEntities};
     let mut cams = world.query_filtered::<&VisibleEntities, With<Camera3d>>();
-    let in_camera: std::collections::HashSet<Entity> = cams
-        .iter(world)
-        .flat_map(|v| v.get(std::any::TypeId::of::<Mesh3d>()).iter().copied())
-        .collect();
-    let mut q = world.query::<(Entity, &ViewVisibility, Option<&super::server::LodNode>, Has<super::chunks::ChunkWaterSheet>)>();
+    let in_camera: std::collections::HashSet<Entity> =
+        cams.iter(world).flat_map(|v| v.get(std::any::TypeId::of::<Mesh3d>()).iter().copied()).collect();
+    let mut q = world
+        .query::<(Entity, &ViewVisibility, Option<&super::server::LodNode>, Has<super::chunks::ChunkWaterSheet>)>();
     let (mut camera, mut any) = (ViewStats::default(), ViewStats::default());
     for (e, v, node, sheet) in q.iter(world) {
         if in_camera.contains(&e) {

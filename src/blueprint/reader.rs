@@ -187,13 +187,13 @@ struct Head {
     length: u64,
 }
 
+/// Reads `buf.len()` bytes at a byte offset: from a slice or from a file.
+type ReadAt<'a> = dyn FnMut(u64, &mut [u8]) -> Result<(), BlueprintError> + 'a;
+
 /// Walk the header and the section headers of a file of `len` bytes, reading through `read_at`
 /// (a slice or a file), without touching payloads. Every framing error is decided here, so the
 /// in-memory and the file paths report exactly the same errors.
-fn frame(
-    len: u64,
-    read_at: &mut dyn FnMut(u64, &mut [u8]) -> Result<(), BlueprintError>,
-) -> Result<(u32, i32, Vec<Head>), BlueprintError> {
+fn frame(len: u64, read_at: &mut ReadAt<'_>) -> Result<(u32, i32, Vec<Head>), BlueprintError> {
     if len == 0 {
         return Err(BlueprintError::new(ErrorKind::Empty, None, 0));
     }

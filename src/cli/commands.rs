@@ -103,10 +103,7 @@ pub fn shot(a: ShotArgs) -> Outcome {
         preset: a.preset,
         camera: a.look_from.zip(a.look_at).map(|(f, at)| isla::app::camera::look(f.into(), at.into())),
         toggles: toggles_of(v),
-        sun: isla::app::scene::SunSettings {
-            elevation_deg: v.sun_elevation,
-            azimuth_deg: v.sun_azimuth,
-        },
+        sun: isla::app::scene::SunSettings { elevation_deg: v.sun_elevation, azimuth_deg: v.sun_azimuth },
         view_distance_m: v.view_distance,
         lod: v.lod.enabled(),
         ..Default::default()
@@ -238,7 +235,12 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
         bp.extent_m(),
         bp.seed
     );
-    println!("  sea level {} raw ({:.1} m), {} m per raw unit", p.sea_level_raw, p.sea_level_raw * p.metres_per_raw, p.metres_per_raw);
+    println!(
+        "  sea level {} raw ({:.1} m), {} m per raw unit",
+        p.sea_level_raw,
+        p.sea_level_raw * p.metres_per_raw,
+        p.metres_per_raw
+    );
     if p.crater_radius > 0.0 {
         println!("  crater at ({}, {}) radius {} px", p.crater_x, p.crater_y, p.crater_radius);
     }

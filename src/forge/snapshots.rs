@@ -40,23 +40,20 @@ pub fn snapshots(bp: &Blueprint, dir: &Path) -> anyhow::Result<()> {
     };
     save(dir, "height.png", n, |x, y| {
         let h = bp.heights_raw[x * n + y];
-        let c = match level(x, y) {
+        match level(x, y) {
             Some(l) => water_depth_colour((l - h) * p.metres_per_raw),
             None if h < p.sea_level_raw => [200, 60, 200], // dry below sea: the seam ring
             None => to_u8(hypsometric_colour((h - p.sea_level_raw) * p.metres_per_raw).map(|c| c * shade(bp, x, y))),
-        };
-        c
+        }
     })?;
     save(dir, "biomes.png", n, |x, y| biome_colour(bp.biomes[x * n + y]))?;
     save(dir, "water.png", n, |x, y| match ids {
         Some(ids) if ids[x * n + y] != 0 => water_body_colour(ids[x * n + y]),
         _ => [(70.0 * shade(bp, x, y).min(1.0) + 40.0) as u8; 3],
     })?;
-    save(dir, "depth.png", n, |x, y| {
-        match level(x, y) {
-            Some(l) => water_depth_colour((l - bp.heights_raw[x * n + y]) * p.metres_per_raw),
-            None => [(60.0 * shade(bp, x, y).min(1.0) + 20.0) as u8; 3],
-        }
+    save(dir, "depth.png", n, |x, y| match level(x, y) {
+        Some(l) => water_depth_colour((l - bp.heights_raw[x * n + y]) * p.metres_per_raw),
+        None => [(60.0 * shade(bp, x, y).min(1.0) + 20.0) as u8; 3],
     })?;
     Ok(())
 }

@@ -125,22 +125,30 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
     let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
     let col = src.layout.column_m;
     let t = &mut out.terrain;
-    let mut push = |x: f64, z: f64, shape: [f32; 4], colour: [f32; 4], out_m: &mut Vec<[f32; 4]>, out_c: &mut Vec<[f32; 4]>| {
-        t.positions.push([x as f32 * col, shape[0], z as f32 * col]);
-        t.normals.push([shape[1], shape[2], shape[3]]);
-        t.colors.push(colour);
-        let (ms, mc) = match &parent {
-            Some(p) => p.surface(x, z),
-            None => (shape, colour),
+    let mut push =
+        |x: f64, z: f64, shape: [f32; 4], colour: [f32; 4], out_m: &mut Vec<[f32; 4]>, out_c: &mut Vec<[f32; 4]>| {
+            t.positions.push([x as f32 * col, shape[0], z as f32 * col]);
+            t.normals.push([shape[1], shape[2], shape[3]]);
+            t.colors.push(colour);
+            let (ms, mc) = match &parent {
+                Some(p) => p.surface(x, z),
+                None => (shape, colour),
+            };
+            out_m.push(ms);
+            out_c.push(mc);
         };
-        out_m.push(ms);
-        out_c.push(mc);
-    };
     for a in 0..=nx as i64 {
         for b in 0..=nz as i64 {
             let (i, j) = (i0 + a, j0 + b);
             let k = own.at(i, j);
-            push(grid.line(i) as f64, grid.line(j) as f64, own.shape[k], own.colour[k], &mut out.morph, &mut out.morph_colors);
+            push(
+                grid.line(i) as f64,
+                grid.line(j) as f64,
+                own.shape[k],
+                own.colour[k],
+                &mut out.morph,
+                &mut out.morph_colors,
+            );
         }
     }
     let v = |a: usize, b: usize| (a * (nz + 1) + b) as u32;
@@ -243,14 +251,16 @@ fn finer_border_points(src: &WorldSource, level: u8, along_z: bool, fixed: i64, 
 /// Morph targets of a level-0 chunk's Marching Cubes vertices: the level-1 surface (height,
 /// normal, colour) at each vertex's position. `top_level` 0 (a one-chunk world) leaves every
 /// vertex on its own surface.
-pub fn mc_morph_targets(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading, mesh: &TerrainMesh) -> (Vec<[f32; 4]>, Vec<[f32; 4]>) {
+pub fn mc_morph_targets(
+    src: &WorldSource,
+    node: NodeId,
+    top_level: u8,
+    shading: Shading,
+    mesh: &TerrainMesh,
+) -> (Vec<[f32; 4]>, Vec<[f32; 4]>) {
     let col = src.layout.column_m as f64;
     match parent_samples(src, node, top_level, shading) {
-        Some(p) => mesh
-            .positions
-            .iter()
-            .map(|q| p.surface(q[0] as f64 / col, q[2] as f64 / col))
-            .unzip(),
+        Some(p) => mesh.positions.iter().map(|q| p.surface(q[0] as f64 / col, q[2] as f64 / col)).unzip(),
         None => (
             mesh.positions.iter().zip(&mesh.normals).map(|(q, n)| [q[1], n[0], n[1], n[2]]).collect(),
             mesh.colors.clone(),
@@ -260,7 +270,13 @@ pub fn mc_morph_targets(src: &WorldSource, node: NodeId, top_level: u8, shading:
 
 /// The water of a coarse tile: per cell, the sheet rule over the columns it covers (sampled at
 /// most 8 × 8 per cell), then equal cells merged into rectangles.
-fn mesh_tile_water(src: &WorldSource, grid: &LevelGrid, [i0, j0, i1, j1]: [i64; 4], own: &GridSamples, out: &mut WaterMesh) {
+fn mesh_tile_water(
+    src: &WorldSource,
+    grid: &LevelGrid,
+    [i0, j0, i1, j1]: [i64; 4],
+    own: &GridSamples,
+    out: &mut WaterMesh,
+) {
     out.clear();
     let bp = &*src.blueprint;
     if bp.water.is_none() {
@@ -281,8 +297,7 @@ fn mesh_tile_water(src: &WorldSource, grid: &LevelGrid, [i0, j0, i1, j1]: [i64; 
             while x <= x1 {
                 let mut z = z0;
                 while z <= z1 {
-                    if let Some(w) = water_column(bp, &src.water, x.min(n - 1) as u32, z.min(n - 1) as u32, top)
-                    {
+                    if let Some(w) = water_column(bp, &src.water, x.min(n - 1) as u32, z.min(n - 1) as u32, top) {
                         any = true;
                         top_y = top_y.max(w.water_surface_y_m);
                         deepest = deepest.max(w.true_depth_m);

@@ -16,10 +16,10 @@
 //!   and where two levels meet the finer side is fully morphed and the coarser side not at all —
 //!   which makes the borders coincide and keeps neighbouring levels at most one apart.
 
+use super::WorldSource;
 use super::column::surface_y_m;
 use super::layout::{CHUNK_COLUMNS, WorldLayout};
 use super::water::water_column;
-use super::WorldSource;
 
 /// Where along its range a level starts to morph towards its parent, as a fraction of the range.
 pub const MORPH_START: f32 = 0.8;
@@ -230,10 +230,8 @@ impl LodTree {
         let layout = src.layout;
         let n = layout.chunks_per_side as usize;
         let top_level = (usize::BITS - (n.max(1) - 1).leading_zeros()) as u8;
-        let per_chunk: Vec<([f32; 2], WaterTally)> = (0..n * n)
-            .into_par_iter()
-            .map(|i| chunk_height_bounds(src, (i / n) as i64, (i % n) as i64))
-            .collect();
+        let per_chunk: Vec<([f32; 2], WaterTally)> =
+            (0..n * n).into_par_iter().map(|i| chunk_height_bounds(src, (i / n) as i64, (i % n) as i64)).collect();
         let mut water = WaterTally::default();
         for (_, t) in &per_chunk {
             water.add(t);
@@ -254,8 +252,9 @@ impl LodTree {
             }
             pyramid.push(here);
         }
-        let error_m: Vec<f32> =
-            (0..=top_level).map(|l| if l == 0 { 0.0 } else { level_error_quantile_m(src, l, ERROR_QUANTILE) }).collect();
+        let error_m: Vec<f32> = (0..=top_level)
+            .map(|l| if l == 0 { 0.0 } else { level_error_quantile_m(src, l, ERROR_QUANTILE) })
+            .collect();
         let ranges = ranges_for(&layout, &pyramid, &error_m);
         Self { layout, top_level, pyramid, ranges, water, error_m }
     }
