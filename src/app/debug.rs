@@ -27,6 +27,26 @@ pub struct DebugToggles {
 }
 
 impl DebugToggles {
+    /// The state of the toggle `action` flips, in words (for the log).
+    pub fn describe(&self, action: super::input::Action) -> String {
+        use super::input::Action as A;
+        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        match action {
+            A::Panel => on(self.panel),
+            A::Wireframe => on(self.wireframe),
+            A::ChunkBorders => on(self.chunk_borders),
+            A::Water => on(self.water),
+            A::Shadows => on(self.shadows),
+            A::Sky => on(self.sky),
+            A::Fog => on(self.fog),
+            A::CycleShading => self.shading.name().to_string(),
+            A::SeamHighlight => on(self.seam_highlight),
+            A::LodColours => on(self.lod_colours),
+            A::Map => on(self.map),
+            _ => String::new(),
+        }
+    }
+
     /// Apply a key's action; actions that are not toggles leave the toggles alone.
     pub fn apply(&mut self, action: super::input::Action) {
         use super::input::Action as A;

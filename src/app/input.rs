@@ -215,7 +215,11 @@ fn toggle_keys(
     }
     let mut n = *t;
     for action in just_pressed(&keys) {
+        let before = n;
         n.apply(action);
+        if n != before {
+            info!("input: {} ({}) → {}", binding(action).label, binding(action).what, n.describe(action));
+        }
     }
     if n != *t {
         *t = n;
