@@ -32,25 +32,42 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
             primary_window: Some(Window { title, resolution: (1280u32, 720u32).into(), ..default() }),
             ..default()
         }))
-        .add_plugins((
-            FreeCameraPlugin,
-            IslaScenePlugin,
-            super::input::InputPlugin,
-            super::panel::DebugPanelPlugin,
-            super::map::MapPlugin,
-        ))
         .insert_resource(world)
-        .insert_resource(ExitAfter(opts.exit_after_frames, opts.screenshot.clone()))
         .insert_resource(opts.toggles)
         .insert_resource(super::server::StreamSettings {
             lod: opts.lod,
             view_distance_m: opts.view_distance_m,
             ..default()
         })
-        .add_systems(Startup, spawn_camera)
-        .add_systems(Update, (exit_after, show_loading.run_if(resource_changed::<super::server::Loading>)))
-        .add_systems(PostStartup, software_renderer_msaa_off)
+        .add_plugins((
+            FreeCameraPlugin,
+            IslaScenePlugin,
+            super::input::InputPlugin,
+            super::panel::DebugPanelPlugin,
+            super::map::MapPlugin,
+            FlightPlugin { exit_after_frames: opts.exit_after_frames, screenshot: opts.screenshot },
+        ))
         .run()
+}
+
+/// The windowed flight: the free camera, the loading indicator in the title, the software
+/// renderer's MSAA switch, and the smoke tests' exit after N frames (with a screenshot).
+pub struct FlightPlugin {
+    pub exit_after_frames: Option<u32>,
+    pub screenshot: Option<std::path::PathBuf>,
+}
+
+impl Plugin for FlightPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(ExitAfter(self.exit_after_frames, self.screenshot.clone()))
+            .add_systems(Startup, spawn_camera)
+            .add_systems(
+                Update,
+                (exit_after, show_loading.run_if(resource_changed::<super::server::Loading>))
+                    .in_set(super::IslaSet::Render),
+            )
+            .add_systems(PostStartup, software_renderer_msaa_off);
+    }
 }
 
 fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>) {
