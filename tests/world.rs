@@ -629,12 +629,44 @@ mod lod {
     #[test]
     fn no_crack_between_any_two_levels() {
         let (src, tree) = default_world();
+        let pairs = check_no_crack(src, tree, &cameras(src, 24));
+        assert!(pairs.keys().any(|&(a, b)| a == 0 && b == 1), "Marching Cubes meets level 1 somewhere");
+        assert!(pairs.keys().any(|&(a, b)| a >= 1 && b == a + 1), "two heightfield levels meet somewhere");
+    }
+
+    /// A map whose chunk count is no power of two (200² pixels: 7 × 7 chunks), so the last grid
+    /// line of every level is clipped to the world's edge: still a partition without cracks.
+    #[test]
+    fn lod_on_a_map_whose_chunk_count_is_not_a_power_of_two() {
+        let bp = isla::forge::forge(&isla::forge::ForgeDials::new(4, 200), |_| {}).unwrap();
+        let src = WorldSource::new(Arc::new(bp));
+        let tree = LodTree::new(&src);
+        assert_eq!((src.layout.chunks_per_side, tree.top_level), (7, 3));
+        let n = src.layout.chunks_per_side as usize;
+        let cams = cameras(&src, 16);
+        for cam in &cams {
+            let mut cover = vec![0u8; n * n];
+            for id in tree.select(*cam) {
+                let [x0, z0, x1, z1] = id.chunk_rect();
+                for x in x0..x1.min(n as i32) {
+                    for z in z0..z1.min(n as i32) {
+                        cover[x as usize * n + z as usize] += 1;
+                    }
+                }
+            }
+            assert!(cover.iter().all(|&c| c == 1), "camera {cam:?}");
+        }
+        check_no_crack(&src, &tree, &cams);
+    }
+
+    /// The crack check behind the two tests above; returns the level pairs it saw meet.
+    fn check_no_crack(src: &WorldSource, tree: &LodTree, cams: &[[f32; 3]]) -> HashMap<(u8, u8), usize> {
         let col = src.layout.column_m;
         let chunk_cols = CHUNK_COLUMNS as f32;
         let mut checked = 0usize;
         let mut pairs_by_level: HashMap<(u8, u8), usize> = HashMap::new();
         let mut cache: HashMap<NodeId, LodMesh> = HashMap::new();
-        for cam in cameras(src, 24) {
+        for &cam in cams {
             let sel = tree.select(cam);
             for a in &sel {
                 for b in &sel {
@@ -682,8 +714,8 @@ mod lod {
             }
         }
         eprintln!("no crack: {checked} border vertices checked; level pairs {pairs_by_level:?}");
-        assert!(pairs_by_level.keys().any(|&(a, b)| a == 0 && b == 1), "Marching Cubes meets level 1 somewhere");
-        assert!(pairs_by_level.keys().any(|&(a, b)| a >= 1 && b == a + 1), "two heightfield levels meet somewhere");
+        assert!(checked > 0);
+        pairs_by_level
     }
 
     /// Where a node is swapped for its children (the camera crossing `range(k − 1)` of the
@@ -771,6 +803,30 @@ mod lod {
         let mut again = LodMesh::default();
         mesh_tile(src, NodeId::new(3, 0, 0), tree.top_level, Shading::Palette, &mut again);
         assert_eq!(m, again);
+    }
+
+    /// The tree's pyramid and error estimate run in parallel: one thread and two give the same
+    /// ranges, errors and bounds, so every machine cuts the same tree.
+    #[test]
+    fn lod_tree_is_identical_on_one_and_two_threads() {
+        let (src, _) = default_world();
+        let build = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| LodTree::new(src))
+        };
+        let (a, b) = (build(1), build(2));
+        assert_eq!(a.ranges, b.ranges);
+        assert_eq!(a.error_m, b.error_m);
+        assert_eq!(a.water, b.water);
+        for level in 0..=a.top_level {
+            let n = (src.layout.chunks_per_side as i32 + (1 << level) - 1) >> level;
+            for x in 0..n {
+                for z in 0..n {
+                    let id = NodeId::new(level, x, z);
+                    assert_eq!(a.height_bounds(id), b.height_bounds(id), "{id:?}");
+                }
+            }
+        }
     }
 
     #[test]
