@@ -679,3 +679,52 @@ fn flight_prints_its_summary_as_the_last_line() {
     let bad = isla().args(["flight", "blueprints/small.dat", "--frames", "1"]).current_dir(repo("")).output().unwrap();
     assert_eq!(bad.status.code(), Some(2), "one frame is refused as bad input");
 }
+
+/// A mesh-style change (F8 shading) rebuilds every node without blanking the screen: the old
+/// nodes stay on screen, still a partition of the world, until their rebuilt ones replace them.
+#[test]
+fn a_shading_change_rebuilds_without_a_hole() {
+    use bevy::prelude::*;
+    use isla::app::IslandWorld;
+    use isla::app::debug::DebugToggles;
+    use isla::app::server::{Loading, Selection, StaleNodes, Viewer, WorldServerPlugin};
+    use isla::world::WorldSource;
+    use std::sync::Arc;
+
+    let bp = isla::blueprint::read_file(&repo("blueprints/small.dat")).unwrap();
+    let src = Arc::new(WorldSource::new(Arc::new(bp)));
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(WorldServerPlugin)
+        .insert_resource(IslandWorld { source: src.clone(), name: "small".into() });
+    let extent = src.layout.map_size as f32 * src.layout.column_m;
+    app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::new(extent * 0.5, 150.0, extent * 0.5))));
+    while !app.world().resource::<Loading>().finished {
+        app.update();
+    }
+    let chunks = src.layout.chunks_per_side as usize;
+    let covered = |app: &App| {
+        let mut cover = vec![0u8; chunks * chunks];
+        for n in &app.world().resource::<Selection>().displayed {
+            let [x0, z0, x1, z1] = n.chunk_rect();
+            for cx in x0..x1.min(chunks as i32) {
+                for cz in z0..z1.min(chunks as i32) {
+                    cover[cx as usize * chunks + cz as usize] += 1;
+                }
+            }
+        }
+        cover.iter().all(|&c| c == 1)
+    };
+    app.world_mut().resource_mut::<DebugToggles>().shading = isla::mesh::Shading::Normals;
+    let mut frames = 0;
+    loop {
+        app.update();
+        frames += 1;
+        assert!(covered(&app), "frame {frames}: the screen is not covered once");
+        if frames > 2 && app.world().resource::<StaleNodes>().0.is_empty() {
+            break;
+        }
+        assert!(frames < 20_000, "the rebuild never finished");
+    }
+    eprintln!("shading change: rebuilt in {frames} frames with the old nodes on screen meanwhile");
+}

@@ -68,6 +68,11 @@ pub struct NodeBuffers(pub LodMesh);
 #[derive(Resource, Debug, Default)]
 pub struct NodeIndex(pub HashMap<NodeId, Entity>);
 
+/// Nodes built in a mesh style that has since changed: still shown until their rebuilt
+/// replacements are ready (so a shading switch never blanks the screen), then dropped.
+#[derive(Resource, Debug, Default)]
+pub struct StaleNodes(pub HashMap<NodeId, Entity>);
+
 /// The level-of-detail tree of the loaded world.
 #[derive(Resource, Clone)]
 pub struct Lod(pub Arc<LodTree>);
@@ -208,6 +213,7 @@ pub struct WorldServerPlugin;
 impl Plugin for WorldServerPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<NodeIndex>()
+            .init_resource::<StaleNodes>()
             .init_resource::<StreamSettings>()
             .init_resource::<WorldStats>()
             .init_resource::<Loading>()
@@ -370,6 +376,7 @@ pub fn display_set(
     tree: &LodTree,
     target: &[NodeId],
     resident: &dyn Fn(NodeId) -> bool,
+    kept: &dyn Fn(NodeId) -> bool,
     displayed: &HashSet<NodeId>,
     max_swaps: usize,
 ) -> Vec<NodeId> {
@@ -388,7 +395,7 @@ pub fn display_set(
     ancestors(&mut target_inner, &mut target.iter().copied());
     let mut old_inner = HashSet::new();
     ancestors(&mut old_inner, &mut displayed.iter().copied());
-    let ctx = Ctx { tree, target_set, target_inner, old_inner, resident, displayed };
+    let ctx = Ctx { tree, target_set, target_inner, old_inner, resident, kept, displayed };
     let mut out = Vec::new();
     let mut swaps = if max_swaps == 0 { usize::MAX } else { max_swaps };
     ctx.visit(tree.root(), &mut swaps, &mut out);
@@ -400,7 +407,9 @@ struct Ctx<'a> {
     target_set: HashSet<NodeId>,
     target_inner: HashSet<NodeId>,
     old_inner: HashSet<NodeId>,
+    /// Built, fresh or stale: what may stay on screen.
     resident: &'a dyn Fn(NodeId) -> bool,
+    kept: &'a dyn Fn(NodeId) -> bool,
     displayed: &'a HashSet<NodeId>,
 }
 
@@ -438,7 +447,7 @@ impl Ctx<'_> {
                 return;
             }
         }
-        if self.displayed.contains(&n) && (self.resident)(n) {
+        if self.displayed.contains(&n) && (self.kept)(n) {
             out.push(n);
             return;
         }
@@ -456,15 +465,17 @@ fn swap_nodes(
     settings: Res<StreamSettings>,
     mut selection: ResMut<Selection>,
     mut index: ResMut<NodeIndex>,
-    mut nodes: Query<(&LodNode, &mut Visibility, Option<&Chunk>, Option<&super::chunks::NodeGpuBytes>)>,
+    mut stale: ResMut<StaleNodes>,
+    mut nodes: Query<(Entity, &LodNode, &mut Visibility, Option<&Chunk>, Option<&super::chunks::NodeGpuBytes>)>,
     viewers: Query<&GlobalTransform, With<Viewer>>,
     mut stats: ResMut<WorldStats>,
 ) {
     let resident = |id: NodeId| index.0.contains_key(&id);
+    let kept = |id: NodeId| index.0.contains_key(&id) || stale.0.contains_key(&id);
     let shown: Vec<NodeId> = if settings.lod {
-        display_set(&lod.0, &selection.target, &resident, &selection.displayed, settings.max_swaps_per_frame)
+        display_set(&lod.0, &selection.target, &resident, &kept, &selection.displayed, settings.max_swaps_per_frame)
     } else {
-        selection.target.iter().copied().filter(|id| resident(*id)).collect()
+        selection.target.iter().copied().filter(|id| kept(*id)).collect()
     };
     let shown_set: HashSet<NodeId> = shown.into_iter().collect();
     let target_set: HashSet<NodeId> = selection.target.iter().copied().collect();
@@ -488,10 +499,19 @@ fn swap_nodes(
         commands.entity(e).despawn();
         stats.nodes_unloaded_total += 1;
     }
+    // Stale nodes go once they are off screen or their rebuilt node has taken over.
+    stale.0.retain(|id, e| {
+        let keep = shown_set.contains(id) && !index.0.contains_key(id);
+        if !keep {
+            commands.entity(*e).despawn();
+        }
+        keep
+    });
     let mut per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
     let (mut tris, mut gpu, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u64, 0u32);
-    for (node, mut vis, chunk, bytes) in &mut nodes {
-        if !index.0.contains_key(&node.id) {
+    for (e, node, mut vis, chunk, bytes) in &mut nodes {
+        let fresh = index.0.get(&node.id) == Some(&e);
+        if !fresh && stale.0.get(&node.id) != Some(&e) {
             continue;
         }
         resident_n += 1;
@@ -571,14 +591,15 @@ fn report_loading(
     }
 }
 
-/// A new mesh style (shading mode, seam highlight) rebuilds every resident node: they are
-/// dropped and stream back in, built with the new style; jobs in flight are discarded on return.
+/// A new mesh style (shading mode, seam highlight) rebuilds every resident node: they become
+/// stale — still shown until their rebuilt replacements are ready — and stream back in, built
+/// with the new style; jobs in flight are discarded on return.
 fn rebuild_on_style_change(
     mut commands: Commands,
     toggles: Res<DebugToggles>,
     mut last: Local<Option<MeshStyle>>,
     mut index: ResMut<NodeIndex>,
-    mut selection: ResMut<Selection>,
+    mut stale: ResMut<StaleNodes>,
 ) {
     let style = MeshStyle::of(&toggles);
     let before = last.replace(style);
@@ -586,8 +607,9 @@ fn rebuild_on_style_change(
         return;
     }
     info!("world: mesh style now {style:?}; rebuilding {} resident nodes", index.0.len());
-    for (_, e) in index.0.drain() {
-        commands.entity(e).despawn();
+    for (id, e) in index.0.drain() {
+        if let Some(old) = stale.0.insert(id, e) {
+            commands.entity(old).despawn();
+        }
     }
-    selection.displayed.clear();
 }
