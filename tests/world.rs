@@ -172,14 +172,15 @@ fn building_a_chunk_is_deterministic_across_threads() {
         vec![ocean_body(SEA)],
     );
     let src = Arc::new(WorldSource::new(Arc::new(bp)));
-    let coord = ChunkCoord::new(1, 0);
-    let a = build_chunk(&src, coord);
-    let s2 = src.clone();
-    let b = std::thread::spawn(move || build_chunk(&s2, coord)).join().unwrap();
-    assert_eq!(a, b);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let c = pool.install(|| build_chunk(&src, coord));
-    assert_eq!(a, c);
+    // The server builds chunks in parallel: every chunk built on a pool of four threads, in
+    // whatever order the pool takes them, equals the same chunk built alone on one thread.
+    use rayon::prelude::*;
+    let coords: Vec<ChunkCoord> = src.layout.all_chunks().collect();
+    let pool = |n: usize| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+    let one: Vec<ChunkData> = pool(1).install(|| coords.iter().map(|&c| build_chunk(&src, c)).collect());
+    let many: Vec<ChunkData> = pool(4).install(|| coords.par_iter().map(|&c| build_chunk(&src, c)).collect());
+    assert!(coords.len() >= 4);
+    assert_eq!(one, many);
 }
 
 fn mesh_of(src: &WorldSource, coord: ChunkCoord) -> TerrainMesh {
@@ -215,7 +216,20 @@ fn mesh_is_deterministic_and_normals_face_up_on_a_heightfield() {
     let a = mesh_of(&src, ChunkCoord::new(0, 1));
     let b = mesh_of(&src, ChunkCoord::new(0, 1));
     assert_eq!(a, b);
-    assert!(a.normals.iter().all(|n| n[1] > 0.0), "a height field's gradient normals point up");
+    // The bowl is a hill rising towards (32, 32): on its flanks the gradient normals lean away
+    // from the summit, and they point up (y is 1/√(1 + slope²) by construction, so that alone
+    // would prove nothing).
+    let summit = [32.0 * 2.0, 32.0 * 2.0];
+    let mut leaning = 0;
+    for (p, n) in a.positions.iter().zip(&a.normals) {
+        let (dx, dz) = (p[0] - summit[0], p[2] - summit[1]);
+        let horizontal = (n[0] * n[0] + n[2] * n[2]).sqrt();
+        if horizontal > 0.05 && (dx * dx + dz * dz).sqrt() > 4.0 {
+            assert!(n[0] * dx + n[2] * dz > 0.0, "normal {n:?} at {p:?} leans towards the summit");
+            leaning += 1;
+        }
+    }
+    assert!(leaning > 100, "{leaning} vertices on the flanks");
     // Front faces face the air: each triangle's winding normal agrees with the density-gradient
     // normals at its corners (degenerate, zero-area triangles aside).
     let (mut agree, mut degenerate) = (0, 0);
