@@ -172,13 +172,13 @@ fn building_a_chunk_is_deterministic_across_threads() {
         vec![ocean_body(SEA)],
     );
     let src = Arc::new(WorldSource::new(Arc::new(bp)));
-    // The server builds chunks in parallel: every chunk built on a pool of four threads, in
+    // The server builds chunks in parallel: every chunk built on a pool of eight threads, in
     // whatever order the pool takes them, equals the same chunk built alone on one thread.
     use rayon::prelude::*;
     let coords: Vec<ChunkCoord> = src.layout.all_chunks().collect();
     let pool = |n: usize| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
     let one: Vec<ChunkData> = pool(1).install(|| coords.iter().map(|&c| build_chunk(&src, c)).collect());
-    let many: Vec<ChunkData> = pool(4).install(|| coords.par_iter().map(|&c| build_chunk(&src, c)).collect());
+    let many: Vec<ChunkData> = pool(8).install(|| coords.par_iter().map(|&c| build_chunk(&src, c)).collect());
     assert!(coords.len() >= 4);
     assert_eq!(one, many);
 }
@@ -819,16 +819,16 @@ mod lod {
         assert_eq!(m, again);
     }
 
-    /// The tree's pyramid and error estimate run in parallel: one thread and two give the same
+    /// The tree's pyramid and error estimate run in parallel: one thread and eight give the same
     /// ranges, errors and bounds, so every machine cuts the same tree.
     #[test]
-    fn lod_tree_is_identical_on_one_and_two_threads() {
+    fn lod_tree_is_identical_on_one_and_eight_threads() {
         let (src, _) = default_world();
         let build = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| LodTree::new(src))
         };
-        let (a, b) = (build(1), build(2));
+        let (a, b) = (build(1), build(8));
         assert_eq!(a.ranges, b.ranges);
         assert_eq!(a.error_m, b.error_m);
         assert_eq!(a.water, b.water);
