@@ -491,10 +491,28 @@ fn island_cliffs_never_stand_on_the_blueprints_water() {
     let region = MapRegion::whole(&bp);
     let p = place_for_region(&s, Some(&bp), None, &region).unwrap();
     assert!(p.stats.placed > 0, "the island preset traces some relief");
-    let mask = WaterMask::from_blueprint(&bp);
+    // Checked against the blueprint's own water columns (the world's per-column rule), not the
+    // placer's mask: no tile of a placed cliff's 4 × 4 footprint is wet.
+    let src = isla::world::WorldSource::new(std::sync::Arc::new(bp.clone()));
+    let top = src.layout.top_m();
+    let n = bp.map_size as i64;
+    let mut tiles_checked = 0;
     for c in &p.cliffs {
-        assert!(!mask.footprint_touches_water(c.cell_x, c.cell_y));
+        for dx in 0..4 {
+            for dy in 0..4 {
+                let (x, y) = (c.cell_x * 4 + dx, c.cell_y * 4 + dy);
+                assert!((0..n).contains(&x) && (0..n).contains(&y), "cliff {c:?} off the map");
+                let wet = isla::world::water_column(&bp, &src.water, x as u32, y as u32, top).is_some();
+                assert!(!wet, "cliff {c:?} stands on the water column at {x},{y}");
+                tiles_checked += 1;
+            }
+        }
     }
+    assert!(tiles_checked > 0);
+    // And the check can fail: the island has wet columns next to its cliffs' cells.
+    assert!(
+        (0..n).any(|x| (0..n).any(|y| isla::world::water_column(&bp, &src.water, x as u32, y as u32, top).is_some()))
+    );
 }
 
 // ---------------------------------------------------------------- chunk-local, tiling, threads
