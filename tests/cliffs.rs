@@ -554,7 +554,7 @@ fn any_tiling_of_a_window_gives_byte_identical_placements_to_the_whole() {
 }
 
 #[test]
-fn placement_is_the_same_on_1_and_2_rayon_threads() {
+fn placement_is_the_same_on_1_2_and_8_rayon_threads() {
     let bp = forged(3, 128);
     let run = |threads: usize, preset: CliffPreset| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -566,7 +566,9 @@ fn placement_is_the_same_on_1_and_2_rayon_threads() {
         })
     };
     for preset in CliffPreset::ALL {
-        assert_eq!(run(1, preset), run(2, preset), "{preset:?}");
+        let one = run(1, preset);
+        assert_eq!(one, run(2, preset), "{preset:?}");
+        assert_eq!(one, run(8, preset), "{preset:?}");
     }
 }
 
