@@ -124,38 +124,19 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
     let parent = parent_samples(src, node, top_level, shading);
     let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
     let col = src.layout.column_m;
-    let t = &mut out.terrain;
-    let mut push =
-        |x: f64, z: f64, shape: [f32; 4], colour: [f32; 4], out_m: &mut Vec<[f32; 4]>, out_c: &mut Vec<[f32; 4]>| {
-            t.positions.push([x as f32 * col, shape[0], z as f32 * col]);
-            t.normals.push([shape[1], shape[2], shape[3]]);
-            t.colors.push(colour);
-            let (ms, mc) = match &parent {
-                Some(p) => p.surface(x, z),
-                None => (shape, colour),
-            };
-            out_m.push(ms);
-            out_c.push(mc);
-        };
     for a in 0..=nx as i64 {
         for b in 0..=nz as i64 {
             let (i, j) = (i0 + a, j0 + b);
             let k = own.at(i, j);
-            push(
-                grid.line(i) as f64,
-                grid.line(j) as f64,
-                own.shape[k],
-                own.colour[k],
-                &mut out.morph,
-                &mut out.morph_colors,
-            );
+            let (x, z) = (grid.line(i) as f64, grid.line(j) as f64);
+            push_vertex(out, col, x, z, (own.shape[k], own.colour[k]), parent.as_ref());
         }
     }
     let v = |a: usize, b: usize| (a * (nz + 1) + b) as u32;
     for a in 0..nx {
         for b in 0..nz {
             let (p00, p01, p11, p10) = (v(a, b), v(a, b + 1), v(a + 1, b + 1), v(a + 1, b));
-            t.indices.extend_from_slice(&[p00, p01, p11, p00, p11, p10]);
+            out.terrain.indices.extend_from_slice(&[p00, p01, p11, p00, p11, p10]);
         }
     }
     // T-junction fill along the four borders.
@@ -178,17 +159,7 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
             let mut prev = ia;
             for c in inner {
                 let (x, z) = if along_z { (fixed as f64, c) } else { (c, fixed as f64) };
-                let (shape, colour) = own.surface(x, z);
-                let idx = out.terrain.positions.len() as u32;
-                out.terrain.positions.push([x as f32 * col, shape[0], z as f32 * col]);
-                out.terrain.normals.push([shape[1], shape[2], shape[3]]);
-                out.terrain.colors.push(colour);
-                let (ms, mc) = match &parent {
-                    Some(p) => p.surface(x, z),
-                    None => (shape, colour),
-                };
-                out.morph.push(ms);
-                out.morph_colors.push(mc);
+                let idx = push_vertex(out, col, x, z, own.surface(x, z), parent.as_ref());
                 out.terrain.indices.extend_from_slice(&[ia, prev, idx]);
                 prev = idx;
             }
@@ -198,6 +169,26 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
         }
     }
     mesh_tile_water(src, &grid, [i0, j0, i1, j1], &own, &mut out.water);
+}
+
+/// Append a tile vertex at column coordinates `(x, z)` with its own `(shape, colour)` and its
+/// morph target on the parent level's surface (itself at the root); returns its index.
+fn push_vertex(
+    out: &mut LodMesh,
+    column_m: f32,
+    x: f64,
+    z: f64,
+    (shape, colour): ([f32; 4], [f32; 4]),
+    parent: Option<&GridSamples>,
+) -> u32 {
+    let idx = out.terrain.positions.len() as u32;
+    out.terrain.positions.push([x as f32 * column_m, shape[0], z as f32 * column_m]);
+    out.terrain.normals.push([shape[1], shape[2], shape[3]]);
+    out.terrain.colors.push(colour);
+    let (ms, mc) = parent.map_or((shape, colour), |p| p.surface(x, z));
+    out.morph.push(ms);
+    out.morph_colors.push(mc);
+    idx
 }
 
 /// Column coordinates (strictly between `lo` and `hi`, ascending) of the vertices a finer
