@@ -176,8 +176,8 @@ fn crater_seam_ring_is_non_empty_and_inside_the_carve() {
     let n = bp.n();
     let ids = &bp.water.as_ref().unwrap().body_ids;
     let mut seam = 0;
-    for i in 0..n * n {
-        if ids[i] == 0 && bp.heights_raw[i] < SEA_LEVEL_RAW {
+    for (i, (&id, &h)) in ids.iter().zip(&bp.heights_raw).enumerate() {
+        if id == 0 && h < SEA_LEVEL_RAW {
             seam += 1;
             assert!(c.distance(i / n, i % n) < c.carve_radius_px(), "seam pixel outside the crater");
         }
@@ -198,10 +198,7 @@ fn islets_never_touch_the_mainland_or_the_edge() {
     let land = |f: &forge::Forged, i: usize| f.classify_raw[i] >= SEA_LEVEL_RAW;
     let islet: Vec<bool> = (0..n * n).map(|i| land(&a, i) && !land(&b, i)).collect();
     assert!(islet.iter().any(|&v| v), "some islet surfaced");
-    for i in 0..n * n {
-        if !islet[i] {
-            continue;
-        }
+    for (i, _) in islet.iter().enumerate().filter(|(_, on)| **on) {
         let (x, y) = (i / n, i % n);
         assert!(x > 0 && y > 0 && x < n - 1 && y < n - 1, "islet on the map edge");
         // 8-neighbours: an islet pixel never touches mainland land.

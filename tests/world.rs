@@ -302,12 +302,11 @@ fn forged_water_sections_agree() {
     let w = bp.water.as_ref().unwrap();
     let surf = w.surface.as_ref().unwrap();
     let n = bp.map_size;
-    for i in 0..w.body_ids.len() {
-        let id = w.body_ids[i];
-        assert_eq!(id == 0, surf[i] == water_level::NO_WATER, "WSRF non-zero exactly where WBID is");
+    for (&id, &q) in w.body_ids.iter().zip(surf) {
+        assert_eq!(id == 0, q == water_level::NO_WATER, "WSRF non-zero exactly where WBID is");
         if id != 0 {
             let level = w.body(id).expect("every id is in WBTB").surface_level_raw;
-            assert_eq!(water_level::decode(surf[i]).unwrap(), water_level::decode(water_level::encode(level)).unwrap());
+            assert_eq!(water_level::decode(q).unwrap(), water_level::decode(water_level::encode(level)).unwrap());
         }
     }
     // The ocean touches the border; no lake does.
@@ -345,7 +344,8 @@ fn chunk_with_density(f: impl Fn(f32, f32, f32) -> f32) -> ChunkData {
 #[test]
 fn marching_cubes_surface_is_closed_and_consistently_wound() {
     // Blobby shapes exercise all kinds of cases, ambiguous faces included.
-    let shapes: Vec<Box<dyn Fn(f32, f32, f32) -> f32>> = vec![
+    type Shape = Box<dyn Fn(f32, f32, f32) -> f32>;
+    let shapes: Vec<Shape> = vec![
         Box::new(|x, y, z| ((x - 16.0).powi(2) + (y - 16.0).powi(2) + (z - 16.0).powi(2)).sqrt() - 11.3),
         Box::new(|x, y, z| {
             (x * 0.9).sin() + (y * 0.7).sin() + (z * 1.1).cos() + 0.3
