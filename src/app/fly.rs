@@ -74,7 +74,7 @@ fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>) {
     commands.spawn((camera_bundle(&world, CameraPreset::Overview), super::input::free_camera(), super::server::Viewer));
 }
 
-/// The loading indicator: the window title shows the first ring's progress until it is built.
+/// The loading indicator: the window title shows the first view's progress until it is built.
 fn show_loading(
     loading: Res<super::server::Loading>,
     world: Res<IslandWorld>,

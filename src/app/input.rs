@@ -136,21 +136,21 @@ pub fn free_camera() -> FreeCamera {
     }
 }
 
-/// Every keyboard key the given free camera reads, with what it does (for the conflict test).
-pub fn free_camera_keys(c: &FreeCamera) -> [(KeyCode, &'static str); 12] {
+/// Every keyboard key the given free camera reads, with the table action it must be bound to.
+pub fn free_camera_keys(c: &FreeCamera) -> [(KeyCode, Action); 12] {
     [
-        (c.key_forward, "forward"),
-        (c.key_back, "back"),
-        (c.key_left, "left"),
-        (c.key_right, "right"),
-        (c.key_up, "up"),
-        (c.key_down, "down"),
-        (c.key_run, "run"),
-        (c.keyboard_key_toggle_cursor_grab, "toggle grab"),
-        (c.key_snap_reverse, "snap reverse"),
-        (c.axis_top, "axis top"),
-        (c.axis_right, "axis right"),
-        (c.axis_front, "axis front"),
+        (c.key_forward, Action::Forward),
+        (c.key_back, Action::Back),
+        (c.key_left, Action::Left),
+        (c.key_right, Action::Right),
+        (c.key_up, Action::Up),
+        (c.key_down, Action::Down),
+        (c.key_run, Action::Boost),
+        (c.keyboard_key_toggle_cursor_grab, Action::ToggleGrab),
+        (c.key_snap_reverse, Action::SnapReverse),
+        (c.axis_top, Action::AxisTop),
+        (c.axis_right, Action::AxisRight),
+        (c.axis_front, Action::AxisFront),
     ]
 }
 
@@ -165,25 +165,11 @@ pub fn key_conflicts(camera: &FreeCamera) -> Vec<String> {
             }
         }
     }
-    let camera_actions = [
-        Action::Forward,
-        Action::Back,
-        Action::Left,
-        Action::Right,
-        Action::Up,
-        Action::Down,
-        Action::Boost,
-        Action::ToggleGrab,
-        Action::SnapReverse,
-        Action::AxisTop,
-        Action::AxisRight,
-        Action::AxisFront,
-    ];
-    for ((key, what), expected) in free_camera_keys(camera).into_iter().zip(camera_actions) {
+    for (key, expected) in free_camera_keys(camera) {
         match action_of(key) {
             Some(a) if a == expected => {}
-            Some(a) => out.push(format!("free camera '{what}' key {key:?} is the table's key for {a:?}")),
-            None => out.push(format!("free camera '{what}' key {key:?} is not in the key table")),
+            Some(a) => out.push(format!("free camera {expected:?} key {key:?} is the table's key for {a:?}")),
+            None => out.push(format!("free camera {expected:?} key {key:?} is not in the key table")),
         }
     }
     out
