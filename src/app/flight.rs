@@ -6,7 +6,7 @@
 
 use super::IslandWorld;
 use super::camera::CameraPreset;
-use super::shot::{camera_bundle, headless_app, spawn_image_camera, view_stats, wait_for_first_view};
+use super::shot::{camera_bundle, spawn_image_camera, view_stats, wait_for_first_view};
 use bevy::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -16,6 +16,19 @@ pub struct FlightOptions {
     pub height: u32,
     pub lod: bool,
     pub view_distance_m: f32,
+    /// Measure each render pass's GPU time (Bevy's render diagnostics, timestamp queries).
+    pub passes: bool,
+}
+
+/// One render pass's GPU time over the flight's frames.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassTime {
+    /// The pass's diagnostic path below `render/`, e.g. `main_opaque_pass_3d`.
+    pub name: String,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+    /// Mean fragment shader invocations a frame (pipeline statistics; 0 where the driver has none).
+    pub fragments: f64,
 }
 
 /// What a flight measured.
@@ -32,6 +45,8 @@ pub struct FlightReport {
     /// chunk data of the level-0 ones (MiB).
     pub terrain_gpu_mib: f64,
     pub terrain_cpu_mib: f64,
+    /// With `passes`: GPU time per render pass (Bevy keeps the last 120 frames), slowest first.
+    pub passes: Vec<PassTime>,
 }
 
 impl FlightReport {
@@ -94,12 +109,18 @@ pub fn pose_at(keys: &[Transform], t: f32) -> Transform {
 }
 
 pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightReport> {
-    let mut app = headless_app(
+    let passes = opts.passes;
+    let mut app = super::shot::headless_app_with(
         &world,
         super::debug::DebugToggles::default(),
         super::scene::SunSettings::default(),
         opts.lod,
         opts.view_distance_m,
+        move |app| {
+            if passes {
+                app.add_plugins(bevy::render::diagnostic::RenderDiagnosticsPlugin);
+            }
+        },
     );
     let keys = key_poses(&world);
     let cam = camera_bundle(&world, CameraPreset::Overview);
@@ -149,5 +170,31 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         first_view_s,
         terrain_gpu_mib: gpu_max as f64 / MIB,
         terrain_cpu_mib: cpu_max as f64 / MIB,
+        passes: pass_times(app.world()),
     })
+}
+
+/// The GPU time of each render pass, from the render diagnostics' history (empty without them).
+fn pass_times(world: &World) -> Vec<PassTime> {
+    let Some(store) = world.get_resource::<bevy::diagnostic::DiagnosticsStore>() else { return Vec::new() };
+    let mut out: Vec<PassTime> = store
+        .iter()
+        .filter_map(|d| {
+            let path = d.path().as_str();
+            let name = path.strip_prefix("render/")?.strip_suffix("/elapsed_gpu")?;
+            let mean = |d: &bevy::diagnostic::Diagnostic| {
+                let v: Vec<f64> = d.values().copied().collect();
+                if v.is_empty() { None } else { Some(v.iter().sum::<f64>() / v.len() as f64) }
+            };
+            let fragments = bevy::diagnostic::DiagnosticPath::new(format!("render/{name}/fragment_shader_invocations"));
+            Some(PassTime {
+                name: name.to_string(),
+                mean_ms: mean(d)?,
+                max_ms: d.values().copied().fold(0.0, f64::max),
+                fragments: store.get(&fragments).and_then(mean).unwrap_or(0.0),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.mean_ms.total_cmp(&a.mean_ms));
+    out
 }

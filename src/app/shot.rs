@@ -101,6 +101,18 @@ pub fn headless_app(
     lod: bool,
     view_distance_m: f32,
 ) -> App {
+    headless_app_with(world, toggles, sun, lod, view_distance_m, |_| {})
+}
+
+/// [`headless_app`], with `extra` adding plugins before the app is finished.
+pub fn headless_app_with(
+    world: &IslandWorld,
+    toggles: super::debug::DebugToggles,
+    sun: SunSettings,
+    lod: bool,
+    view_distance_m: f32,
+    extra: impl FnOnce(&mut App),
+) -> App {
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
@@ -120,6 +132,7 @@ pub fn headless_app(
         max_swaps_per_frame: 0,
     })
     .add_plugins(IslaScenePlugin);
+    extra(&mut app);
 
     while app.plugins_state() == PluginsState::Adding {
         bevy::tasks::tick_global_task_pools_on_main_thread();

@@ -229,6 +229,9 @@ pub struct FlightArgs {
     /// With --lod off: chunks within this distance (m) of the camera are kept resident.
     #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
     pub view_distance: f32,
+    /// Also measure each render pass's GPU time (timestamp queries) and print one line per pass.
+    #[arg(long)]
+    pub passes: bool,
 }
 
 fn finite(s: &str) -> Result<f32, String> {

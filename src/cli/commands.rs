@@ -192,12 +192,19 @@ pub fn flight(a: FlightArgs) -> Outcome {
         height: a.height,
         lod: a.lod.enabled(),
         view_distance_m: a.view_distance,
+        passes: a.passes,
     };
     let report = isla::app::flight::run(world_of(bp, &path), &opts)?;
     eprintln!(
         "flight: first view in {:.2} s; terrain and water at most {:.1} MiB of GPU buffers and {:.1} MiB of chunk data",
         report.first_view_s, report.terrain_gpu_mib, report.terrain_cpu_mib
     );
+    for p in &report.passes {
+        eprintln!(
+            "flight: pass {}: GPU {:.1} ms mean, {:.1} ms max, {:.0} fragments a frame",
+            p.name, p.mean_ms, p.max_ms, p.fragments
+        );
+    }
     // The summary is the last line, exactly as documented (SPEC §9).
     println!("{}", report.summary_line());
     Ok(ExitCode::SUCCESS)
