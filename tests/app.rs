@@ -535,22 +535,45 @@ fn map_renders_headless_with_layers_and_stats() {
     }
 }
 
+/// The CPU sky against Godot's ProceduralSkyMaterial formula, worked by hand for the reference
+/// values (sky curve 0.12, ground curve 0.05, sun_angle_max 12°, sun_curve 0.15, sun size 0),
+/// colours converted from sRGB to linear as Godot's `source_color` uniforms are.
 #[test]
-fn sky_gradient_matches_the_spec_colours() {
+fn sky_matches_godots_procedural_sky() {
     use bevy::math::Vec3;
-    use isla::app::sky::{GROUND_BOTTOM, HORIZON, ZENITH, sky_colour};
-    let away_from_sun = Vec3::new(0.0, 0.0, 1.0);
-    let close = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 0.01);
-    assert!(close(sky_colour(Vec3::Y, away_from_sun), ZENITH), "zenith");
-    assert!(close(sky_colour(Vec3::new(1.0, 0.0, 0.0), away_from_sun), HORIZON), "horizon");
-    assert!(close(sky_colour(Vec3::NEG_Y, away_from_sun), GROUND_BOTTOM), "straight down");
-    // The sky curve (0.12) makes the zenith colour dominate a few degrees above the horizon.
-    let ten_deg = sky_colour(Vec3::new(1.0, 10f32.to_radians().tan(), 0.0), away_from_sun);
-    assert!((ten_deg[2] - ZENITH[2]).abs() < (ten_deg[2] - HORIZON[2]).abs(), "{ten_deg:?}");
-    // Looking at the sun: the disc colour.
-    let sun = Vec3::new(0.3, 0.6, -0.5).normalize();
-    let at_sun = sky_colour(sun, sun);
-    assert!(at_sun.iter().all(|&c| c > 0.85), "{at_sun:?}");
+    use isla::app::sky::{GROUND_BOTTOM, HORIZON, SUN_RGB, ZENITH, linear, sky_colour};
+    let lin = |c: f32| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055f32).powf(2.4) };
+    assert!((lin(0.5) - 0.21404).abs() < 1e-4, "sRGB 0.5 is linear 0.214");
+    let close = |a: [f32; 3], b: [f32; 3], what: &str| {
+        assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < 2e-3), "{what}: {a:?} against {b:?}")
+    };
+    let mix = |a: [f32; 3], b: [f32; 3], t: f32| [0, 1, 2].map(|i| a[i] + (b[i] - a[i]) * t);
+    let away = Vec3::new(0.0, 0.0, 1.0);
+    close(sky_colour(Vec3::Y, away), linear(ZENITH), "zenith");
+    close(sky_colour(Vec3::X, away), linear(HORIZON), "horizon");
+    close(sky_colour(Vec3::NEG_Y, away), linear(GROUND_BOTTOM), "straight down");
+    // 30° up: e = 1/3, ease = 1 − (2/3)^(1/0.12) = 1 − 0.034206 = 0.965794.
+    let up30 = Vec3::new(30f32.to_radians().cos(), 30f32.to_radians().sin(), 0.0);
+    close(sky_colour(up30, away), mix(linear(HORIZON), linear(ZENITH), 0.965794), "30° up");
+    // 5° up: e = 1/18, ease = 1 − (17/18)^(8.3333) = 1 − 0.620856 = 0.379144.
+    let up5 = Vec3::new(5f32.to_radians().cos(), 5f32.to_radians().sin(), 0.0);
+    close(sky_colour(up5, away), mix(linear(HORIZON), linear(ZENITH), 0.379144), "5° up");
+    // 30° down: past the 3° haze, ease = 1 − (2/3)^(1/0.05) = 1 − 0.000301 = 0.999699.
+    let down30 = Vec3::new(30f32.to_radians().cos(), -30f32.to_radians().sin(), 0.0);
+    close(sky_colour(down30, away), mix(linear(isla::app::sky::GROUND_HORIZON), linear(GROUND_BOTTOM), 0.999699), "30° down");
+    // The sun's glow, at 60° elevation (the sky behind it is the zenith's to within 1e-5):
+    // straight at the sun it is the light's colour; 1° off, c = 1/12, ease = 1 − (11/12)^(1/0.15)
+    // = 1 − 0.559604 = 0.440396; 3° off, 1 − 0.75^6.6667 = 1 − 0.146958 = 0.853042; past 12° none.
+    let sun = Vec3::new(0.0, 60f32.to_radians().sin(), -60f32.to_radians().cos());
+    let off = |deg: f32| {
+        let e = (60.0 + deg).to_radians();
+        Vec3::new(0.0, e.sin(), -e.cos())
+    };
+    let behind = sky_colour(off(13.0), sun);
+    close(sky_colour(sun, sun), linear(SUN_RGB), "at the sun");
+    close(sky_colour(off(1.0), sun), mix(linear(SUN_RGB), sky_colour(off(1.0), -sun), 0.440396), "1° from the sun");
+    close(sky_colour(off(3.0), sun), mix(linear(SUN_RGB), sky_colour(off(3.0), -sun), 0.853042), "3° from the sun");
+    close(behind, sky_colour(off(13.0), -sun), "13° from the sun: no glow");
 }
 
 /// SPEC §5/§7 keys: one table, no key doing two things — the free camera's own bindings
@@ -727,4 +750,78 @@ fn a_shading_change_rebuilds_without_a_hole() {
         assert!(frames < 20_000, "the rebuild never finished");
     }
     eprintln!("shading change: rebuilt in {frames} frames with the old nodes on screen meanwhile");
+}
+
+/// Mean colour of rows `rows` (all columns) of `img`.
+fn row_mean(img: &image::RgbImage, rows: std::ops::Range<u32>) -> [f64; 3] {
+    let mut s = [0f64; 3];
+    let mut n = 0f64;
+    for y in rows {
+        for x in 0..img.width() {
+            let p = img.get_pixel(x, y);
+            (0..3).for_each(|c| s[c] += p[c] as f64);
+            n += 1.0;
+        }
+    }
+    s.map(|v| v / n)
+}
+
+fn shot_at(extra: &[&str], size: (u32, u32), name: &str) -> image::RgbImage {
+    let out = out_dir().join(name);
+    let (w, h) = (size.0.to_string(), size.1.to_string());
+    let run = isla()
+        .args(["shot", "blueprints/default.dat", "--width", &w, "--height", &h, "--out"])
+        .arg(&out)
+        .args(extra)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    image::open(&out).unwrap().to_rgb8()
+}
+
+/// SPEC §5: sky and fogged sea meet at the horizon without a seam — both are tone-mapped alike
+/// and the fog is the sky's horizon colour. The overview camera is pitched atan(0.27 / 0.749)
+/// = 19.82° down (camera.rs), so with a 55° field of view the horizon (the open sea's far edge is
+/// 0.07° below it from 1.1 km up) lies 0.5 − tan 19.82° / tan 27.5° / 2 = 0.1538 of the way down.
+#[test]
+fn sky_meets_the_fogged_sea_without_a_seam() {
+    let img = shot_at(&["--preset", "overview"], (480, 270), "seam-overview.png");
+    let pitch = (0.27f64 / (0.62f64 * 0.62 + 0.42 * 0.42).sqrt()).atan();
+    let row = (0.5 - pitch.tan() / 27.5f64.to_radians().tan() * 0.5) * 270.0;
+    let r = row.round() as u32;
+    let above = row_mean(&img, r - 5..r - 2);
+    let below = row_mean(&img, r + 2..r + 5);
+    let seam = (0..3).map(|c| (above[c] - below[c]).abs()).fold(0.0, f64::max);
+    eprintln!("horizon at row {row:.1}: sky {above:.1?}, sea {below:.1?}, seam {seam:.1} levels");
+    assert!(seam <= 8.0, "a {seam:.1}-level seam at the horizon: sky {above:.1?}, sea {below:.1?}");
+}
+
+/// SPEC §5: the reference's sun (sun_angle_max 12°, curve 0.15) is a glow of a couple of degrees.
+/// Looking straight at a 20° sun over the open sea west of the map, the sky (above the horizon)
+/// brighter than the same
+/// row at the frame's edges (42° from the sun, past any glow) by 40 levels has an equivalent
+/// radius of at most 3°.
+#[test]
+fn the_sun_glows_a_couple_of_degrees() {
+    let up = 20f32.to_radians().tan() * 1000.0;
+    let at = format!("--look-at=-4000,{},2048", 105.3 + up);
+    let img = shot_at(
+        &["--look-from=-3000,105.3,2048", &at, "--sun-elevation", "20", "--sun-azimuth", "270"],
+        (480, 270),
+        "sun-glow.png",
+    );
+    let l = |p: &image::Rgb<u8>| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
+    // Only the sky: the horizon is tan 20° / tan 27.5° / 2 = 0.35 of the height below the centre.
+    let horizon = ((0.5 + 20f32.to_radians().tan() / 27.5f32.to_radians().tan() * 0.5) * 270.0) as u32;
+    let mut bright = 0usize;
+    for y in 0..horizon - 3 {
+        let edge = (l(img.get_pixel(0, y)) + l(img.get_pixel(img.width() - 1, y))) / 2.0;
+        bright += (0..img.width()).filter(|&x| l(img.get_pixel(x, y)) > edge + 40.0).count();
+    }
+    let deg_per_px = 55.0 / 270.0;
+    let radius = (bright as f32 / std::f32::consts::PI).sqrt() * deg_per_px;
+    eprintln!("sun glow: {bright} pixels 40 levels above their row's edges, equivalent radius {radius:.2}°");
+    assert!(bright > 0, "the sun shows no glow at all");
+    assert!(radius <= 3.0, "the sun's glow has an equivalent radius of {radius:.2}°");
 }

@@ -13,11 +13,12 @@ impl Plugin for FogPlugin {
     }
 }
 
-/// Distance fog in air: the horizon colour, starting just past the island.
+/// Distance fog in air: the sky's own horizon colour (so fogged ground meets the sky without a
+/// seam: both go through the same tone mapping), starting just past the island.
 pub fn air_fog(extent_m: f32) -> DistanceFog {
-    let [r, g, b] = super::sky::HORIZON;
+    let [r, g, b] = super::sky::horizon_colour();
     DistanceFog {
-        color: Color::srgb(r, g, b),
+        color: Color::linear_rgb(r, g, b),
         directional_light_color: Color::NONE,
         directional_light_exponent: 30.0,
         falloff: FogFalloff::Linear { start: extent_m * 0.9, end: extent_m * 4.0 },

@@ -107,7 +107,7 @@ fn spawn_sun(mut commands: Commands, settings: Res<SunSettings>, toggles: Res<su
     commands.spawn((
         Sun,
         DirectionalLight {
-            color: Color::srgb(1.0, 0.96, 0.88),
+            color: Color::srgb(super::sky::SUN_RGB[0], super::sky::SUN_RGB[1], super::sky::SUN_RGB[2]),
             illuminance: lux::AMBIENT_DAYLIGHT,
             shadow_maps_enabled: toggles.shadows,
             // Kilometre-scale terrain with metre-scale texels: a little more depth bias than the

@@ -1,6 +1,20 @@
-//! The procedural sky (SPEC §5): a gradient from zenith to horizon to ground with a sun disc,
-//! following the sun's direction. Drawn by the app's own WGSL material (`sky.wgsl`) on a dome that
-//! follows the camera; [`sky_colour`] is the same function on the CPU, for tests and tools.
+//! The procedural sky (SPEC §5): Godot's `ProceduralSkyMaterial` for the reference scene's values —
+//! a gradient from zenith to horizon to ground with the sun's glow, following the sun's direction,
+//! blended in linear space and tone-mapped like the lit scene. Drawn by the app's own WGSL
+//! material (`sky.wgsl`) on a dome that follows the camera; [`sky_colour`] is the same function on
+//! the CPU, for tests, the fog and the water's reflection.
+//!
+//! Godot's shader (scene/resources/sky_material.cpp, procedural sky), with `e` the elevation of the
+//! view direction as a fraction of 90° and `ease(t, c) = clamp(1 − (1 − t)^(1/c), 0, 1)`:
+//! - sky: `mix(horizon, top, ease(e, sky_curve))`;
+//! - sun, at angle θ from the view direction with the light's angular size `s` (0 here):
+//!   the light's colour × energy inside `s`, and up to `sun_angle_max`
+//!   `mix(light, sky, ease((θ − s) / (sun_angle_max − s), sun_curve))`;
+//! - ground, for `e < 0`: `mix(ground_horizon, ground_bottom, ease(−e, ground_curve))`, switched
+//!   in at the horizon.
+//!
+//! Isla adds one thing: just below the horizon (about 3°) the ground fades in from the horizon
+//! colour, so no ground band shows between the far edge of the open sea and the sky.
 
 use super::scene::{Sun, SunSettings, sun_direction};
 use bevy::camera::visibility::NoFrustumCulling;
@@ -11,57 +25,78 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{AsBindGroup, RenderPipelineDescriptor, ShaderType, SpecializedMeshPipelineError};
 use bevy::shader::ShaderRef;
 
+/// The reference's colours, as sRGB (Godot's `source_color` uniforms: linear in the shader).
 pub const ZENITH: [f32; 3] = [0.28, 0.47, 0.79];
 pub const HORIZON: [f32; 3] = [0.72, 0.80, 0.86];
 pub const GROUND_HORIZON: [f32; 3] = [0.58, 0.56, 0.50];
 pub const GROUND_BOTTOM: [f32; 3] = [0.16, 0.15, 0.14];
 pub const SKY_CURVE: f32 = 0.12;
 pub const GROUND_CURVE: f32 = 0.05;
-pub const SUN_DISC_MAX_DEG: f32 = 12.0;
+/// `sun_angle_max`: where the sun's glow ends.
+pub const SUN_ANGLE_MAX_DEG: f32 = 12.0;
 pub const SUN_CURVE: f32 = 0.15;
+/// The sun's angular size in the sky (Godot's `LIGHT0_SIZE`: the light's angular distance, 0 in
+/// the reference scene, so only the glow shows).
+pub const SUN_SIZE_DEG: f32 = 0.0;
+/// The sun light's energy as the sky sees it (Godot's `LIGHT0_ENERGY`).
+pub const SUN_ENERGY: f32 = 1.0;
 /// Below-horizon haze band, as a fraction of 90° (about 3°).
 pub const HORIZON_HAZE: f32 = 3.0 / 90.0;
-pub const SUN_DISC_RGB: [f32; 3] = [1.0, 0.97, 0.90];
 /// Dome radius: beyond the terrain, inside the camera's culling range, and far enough that the
 /// open sea (which reaches 0.9 of it) meets the horizon within the haze band from any altitude
 /// up to 10 km: atan(10 km / 900 km) = 0.64° < 3°. Bevy's perspective depth is reverse-Z with an
 /// infinite far plane, so the distance costs no depth precision.
 pub const DOME_RADIUS_M: f32 = 1_000_000.0;
 
-/// Godot-style ease for 0 < c < 1: fast rise, long tail (1 − (1 − t)^(1/c)).
-fn ease_out(t: f32, c: f32) -> f32 {
-    1.0 - (1.0 - t.clamp(0.0, 1.0)).powf(1.0 / c)
+/// Godot's ease for 0 < c < 1: fast rise, long tail — `clamp(1 − (1 − t)^(1/c), 0, 1)`.
+pub fn ease(t: f32, c: f32) -> f32 {
+    (1.0 - (1.0 - t.clamp(0.0, 1.0)).powf(1.0 / c)).clamp(0.0, 1.0)
 }
 
 fn mix3(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
     [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]
 }
 
-/// sRGB sky colour seen along unit direction `dir` with the sun towards `to_sun`.
+/// sRGB → linear, per channel.
+pub fn linear(c: [f32; 3]) -> [f32; 3] {
+    c.map(|v| if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) })
+}
+
+/// The sun light's colour (sRGB), shared by the light and the sky's glow.
+pub const SUN_RGB: [f32; 3] = [1.0, 0.96, 0.88];
+
+/// Linear sky radiance (before tone mapping) seen along unit direction `dir` with the sun towards
+/// `to_sun`, exactly as `sky.wgsl` computes it.
 pub fn sky_colour(dir: Vec3, to_sun: Vec3) -> [f32; 3] {
     let d = dir.normalize_or_zero();
-    let angle_from_horizon = d.y.clamp(-1.0, 1.0).asin() / std::f32::consts::FRAC_PI_2; // −1..1
-    let mut c = if angle_from_horizon >= 0.0 {
-        mix3(HORIZON, ZENITH, ease_out(angle_from_horizon, SKY_CURVE))
-    } else {
-        let ground = mix3(GROUND_HORIZON, GROUND_BOTTOM, ease_out(-angle_from_horizon, GROUND_CURVE));
-        // Just below the horizon the dome meets the fogged far sea: fade from the horizon (fog)
-        // colour so no band shows between the sea's end and the sky.
-        mix3(HORIZON, ground, (-angle_from_horizon / HORIZON_HAZE).min(1.0))
-    };
-    let sun_angle = d.angle_between(to_sun.normalize_or_zero()).to_degrees();
-    if sun_angle < SUN_DISC_MAX_DEG && d.y > -0.02 {
-        let t = ease_out(1.0 - sun_angle / SUN_DISC_MAX_DEG, SUN_CURVE).powi(4);
-        c = mix3(c, SUN_DISC_RGB, t);
+    let e = d.y.clamp(-1.0, 1.0).asin() / std::f32::consts::FRAC_PI_2; // −1..1
+    let mut sky = mix3(linear(HORIZON), linear(ZENITH), ease(e, SKY_CURVE));
+    let theta = d.angle_between(to_sun.normalize_or_zero());
+    let (size, max) = (SUN_SIZE_DEG.to_radians(), SUN_ANGLE_MAX_DEG.to_radians());
+    let sun = linear(SUN_RGB).map(|v| v * SUN_ENERGY);
+    if theta < size {
+        sky = sun;
+    } else if theta < max {
+        sky = mix3(sun, sky, ease((theta - size) / (max - size), SUN_CURVE));
     }
-    c
+    if e >= 0.0 {
+        return sky;
+    }
+    let ground = mix3(linear(GROUND_HORIZON), linear(GROUND_BOTTOM), ease(-e, GROUND_CURVE));
+    // Isla's haze: the horizon colour (the fog's) fades into the ground over the first 3°.
+    mix3(linear(HORIZON), ground, (-e / HORIZON_HAZE).min(1.0))
+}
+
+/// The fog's colour: the sky at the horizon away from the sun, so fogged geometry meets the sky.
+pub fn horizon_colour() -> [f32; 3] {
+    linear(HORIZON)
 }
 
 #[derive(Component)]
 pub struct SkyDome;
 
-/// Uniforms of the sky shader. Colours are sRGB, as SPEC §5 gives them: the shader blends in sRGB
-/// exactly like [`sky_colour`] and converts the result to linear at the end.
+/// Uniforms of the sky shader: colours linear (as Godot's `source_color` uniforms arrive), blended
+/// exactly like [`sky_colour`].
 #[derive(ShaderType, Debug, Clone, Copy)]
 pub struct SkyParams {
     pub zenith: Vec4,
@@ -69,23 +104,30 @@ pub struct SkyParams {
     pub ground_horizon: Vec4,
     pub ground_bottom: Vec4,
     pub sun_colour: Vec4,
-    /// xyz towards the sun, w the disc radius in radians.
+    /// xyz towards the sun, w the end of its glow (`sun_angle_max`) in radians.
     pub sun: Vec4,
     /// sky curve, ground curve, sun curve, horizon haze.
     pub curves: Vec4,
+    /// x: the sun's angular size in radians.
+    pub sun_size: Vec4,
 }
 
 impl SkyParams {
     pub fn new(to_sun: Vec3) -> Self {
-        let lin = |c: [f32; 3]| Vec4::new(c[0], c[1], c[2], 1.0);
+        let lin = |c: [f32; 3]| {
+            let l = linear(c);
+            Vec4::new(l[0], l[1], l[2], 1.0)
+        };
+        let sun = linear(SUN_RGB).map(|v| v * SUN_ENERGY);
         Self {
             zenith: lin(ZENITH),
             horizon: lin(HORIZON),
             ground_horizon: lin(GROUND_HORIZON),
             ground_bottom: lin(GROUND_BOTTOM),
-            sun_colour: lin(SUN_DISC_RGB),
-            sun: to_sun.normalize().extend(SUN_DISC_MAX_DEG.to_radians()),
+            sun_colour: Vec4::new(sun[0], sun[1], sun[2], 1.0),
+            sun: to_sun.normalize().extend(SUN_ANGLE_MAX_DEG.to_radians()),
             curves: Vec4::new(SKY_CURVE, GROUND_CURVE, SUN_CURVE, HORIZON_HAZE),
+            sun_size: Vec4::new(SUN_SIZE_DEG.to_radians(), 0.0, 0.0, 0.0),
         }
     }
 }
@@ -171,7 +213,7 @@ fn spawn_sky(
 fn follow_sun(sun: Res<SunSettings>, sky: Option<Res<SkyHandle>>, mut materials: ResMut<Assets<SkyMaterial>>) {
     let Some(sky) = sky else { return };
     if let Some(mut m) = materials.get_mut(&sky.0) {
-        m.params.sun = sun_direction(sun.elevation_deg, sun.azimuth_deg).extend(SUN_DISC_MAX_DEG.to_radians());
+        m.params.sun = sun_direction(sun.elevation_deg, sun.azimuth_deg).extend(SUN_ANGLE_MAX_DEG.to_radians());
     }
 }
 
