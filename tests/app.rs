@@ -560,7 +560,11 @@ fn sky_matches_godots_procedural_sky() {
     close(sky_colour(up5, away), mix(linear(HORIZON), linear(ZENITH), 0.379144), "5° up");
     // 30° down: past the 3° haze, ease = 1 − (2/3)^(1/0.05) = 1 − 0.000301 = 0.999699.
     let down30 = Vec3::new(30f32.to_radians().cos(), -30f32.to_radians().sin(), 0.0);
-    close(sky_colour(down30, away), mix(linear(isla::app::sky::GROUND_HORIZON), linear(GROUND_BOTTOM), 0.999699), "30° down");
+    close(
+        sky_colour(down30, away),
+        mix(linear(isla::app::sky::GROUND_HORIZON), linear(GROUND_BOTTOM), 0.999699),
+        "30° down",
+    );
     // The sun's glow, at 60° elevation (the sky behind it is the zenith's to within 1e-5):
     // straight at the sun it is the light's colour; 1° off, c = 1/12, ease = 1 − (11/12)^(1/0.15)
     // = 1 − 0.559604 = 0.440396; 3° off, 1 − 0.75^6.6667 = 1 − 0.146958 = 0.853042; past 12° none.
@@ -824,4 +828,24 @@ fn the_sun_glows_a_couple_of_degrees() {
     eprintln!("sun glow: {bright} pixels 40 levels above their row's edges, equivalent radius {radius:.2}°");
     assert!(bright > 0, "the sun shows no glow at all");
     assert!(radius <= 3.0, "the sun's glow has an equivalent radius of {radius:.2}°");
+}
+
+/// SPEC §5: the sea mirrors the sky by Fresnel — most of it at grazing angles, little looking
+/// down. 30 m above deep open sea west of the map, looking level with fog off, the ten rows just
+/// below the horizon (the frame's middle) are at least 0.8× as bright as the ten rows above it,
+/// and at least 1.5× as bright as the sea at the bottom of the frame (27.5° down).
+#[test]
+fn the_sea_mirrors_the_sky_at_grazing_angles() {
+    let img = shot_at(
+        &["--look-from=-3000,105.3,2048", "--look-at=-4000,105.3,2048", "--no-fog"],
+        (480, 270),
+        "sea-fresnel.png",
+    );
+    let l = |m: [f64; 3]| 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2];
+    let sky = l(row_mean(&img, 125..135));
+    let grazing = l(row_mean(&img, 136..146));
+    let bottom = l(row_mean(&img, 260..270));
+    eprintln!("sky above the horizon {sky:.1}, sea below it {grazing:.1}, sea at the bottom {bottom:.1}");
+    assert!(grazing >= 0.8 * sky, "the sea near the horizon ({grazing:.1}) is not 0.8× the sky above ({sky:.1})");
+    assert!(grazing >= 1.5 * bottom, "the grazing sea ({grazing:.1}) is not 1.5× the sea below ({bottom:.1})");
 }

@@ -110,7 +110,7 @@ pub struct ChunkMaterials {
     pub levels: Vec<Handle<LodMaterial>>,
     /// The open sea's seabed (no morph).
     pub seabed: Handle<StandardMaterial>,
-    pub water: Handle<StandardMaterial>,
+    pub water: Handle<super::water::WaterMaterial>,
 }
 
 pub struct ChunkRenderPlugin;
@@ -118,7 +118,7 @@ pub struct ChunkRenderPlugin;
 impl Plugin for ChunkRenderPlugin {
     fn build(&self, app: &mut App) {
         bevy::asset::embedded_asset!(app, "terrain_lod.wgsl");
-        app.add_plugins(MaterialPlugin::<LodMaterial>::default())
+        app.add_plugins((MaterialPlugin::<LodMaterial>::default(), super::water::WaterMaterialPlugin))
             .add_systems(Startup, (create_materials, spawn_open_sea).chain())
             .add_systems(
                 Update,
@@ -145,6 +145,8 @@ fn create_materials(
     mut commands: Commands,
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut lod_materials: ResMut<Assets<LodMaterial>>,
+    mut water_materials: ResMut<Assets<super::water::WaterMaterial>>,
+    sun: Res<super::scene::SunSettings>,
     lod: Res<Lod>,
     settings: Res<super::server::StreamSettings>,
     toggles: Option<Res<super::debug::DebugToggles>>,
@@ -162,16 +164,8 @@ fn create_materials(
         })
         .collect();
     let seabed = materials.add(terrain_base());
-    let water = materials.add(StandardMaterial {
-        base_color: Color::WHITE,
-        alpha_mode: AlphaMode::Blend,
-        perceptual_roughness: 0.35,
-        metallic: 0.0,
-        reflectance: 0.4,
-        cull_mode: None,
-        double_sided: true,
-        ..default()
-    });
+    let to_sun = super::scene::sun_direction(sun.elevation_deg, sun.azimuth_deg);
+    let water = water_materials.add(super::water::water_material(to_sun));
     commands.insert_resource(ChunkMaterials { levels, seabed, water });
 }
 

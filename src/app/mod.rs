@@ -19,6 +19,7 @@ pub mod scene;
 pub mod server;
 pub mod shot;
 pub mod sky;
+pub mod water;
 
 use crate::world::WorldSource;
 use bevy::prelude::*;

@@ -169,6 +169,7 @@ pub struct SkyPlugin;
 impl Plugin for SkyPlugin {
     fn build(&self, app: &mut App) {
         // Embedded so the binary finds its shader from any working directory.
+        bevy::shader::load_shader_library!(app, "sky_common.wgsl");
         bevy::asset::embedded_asset!(app, "sky.wgsl");
         app.add_plugins(MaterialPlugin::<SkyMaterial>::default())
             .init_resource::<super::debug::DebugToggles>()

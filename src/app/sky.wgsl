@@ -1,53 +1,17 @@
-// Isla's procedural sky (SPEC §5): Godot's ProceduralSkyMaterial for the reference values, blended
-// in linear space and tone-mapped like the lit scene. Mirrors `sky_colour` in sky.rs line by line.
+// Isla's procedural sky dome (SPEC §5): the shared sky function (sky_common.wgsl), tone-mapped
+// like the lit scene so fogged geometry meets it at the horizon without a seam.
 #import bevy_pbr::{forward_io::VertexOutput, mesh_view_bindings::view}
+#import isla::sky::{SkyParams, sky_radiance}
 #ifdef TONEMAP_IN_SHADER
 #import bevy_core_pipeline::tonemapping::tone_mapping
 #endif
 
-struct SkyParams {
-    zenith: vec4<f32>,
-    horizon: vec4<f32>,
-    ground_horizon: vec4<f32>,
-    ground_bottom: vec4<f32>,
-    // The sun light's colour × energy.
-    sun_colour: vec4<f32>,
-    // xyz: unit vector towards the sun; w: end of its glow (sun_angle_max) in radians.
-    sun: vec4<f32>,
-    // x: sky curve, y: ground curve, z: sun curve, w: below-horizon haze (fraction of 90°).
-    curves: vec4<f32>,
-    // x: the sun's angular size in radians.
-    sun_size: vec4<f32>,
-}
-
 @group(#{MATERIAL_BIND_GROUP}) @binding(0) var<uniform> p: SkyParams;
-
-// Godot's ease: clamp(1 − (1 − t)^(1/c), 0, 1).
-fn ease(t: f32, c: f32) -> f32 {
-    return clamp(1.0 - pow(1.0 - clamp(t, 0.0, 1.0), 1.0 / c), 0.0, 1.0);
-}
-
-fn sky_radiance(d: vec3<f32>) -> vec3<f32> {
-    let e = asin(clamp(d.y, -1.0, 1.0)) / 1.5707964;
-    var sky = mix(p.horizon.rgb, p.zenith.rgb, ease(e, p.curves.x));
-    let theta = acos(clamp(dot(d, normalize(p.sun.xyz)), -1.0, 1.0));
-    let size = p.sun_size.x;
-    if (theta < size) {
-        sky = p.sun_colour.rgb;
-    } else if (theta < p.sun.w) {
-        sky = mix(p.sun_colour.rgb, sky, ease((theta - size) / (p.sun.w - size), p.curves.z));
-    }
-    if (e >= 0.0) {
-        return sky;
-    }
-    let ground = mix(p.ground_horizon.rgb, p.ground_bottom.rgb, ease(-e, p.curves.y));
-    return mix(p.horizon.rgb, ground, min(-e / p.curves.w, 1.0));
-}
 
 @fragment
 fn fragment(in: VertexOutput) -> @location(0) vec4<f32> {
     let d = normalize(in.world_position.xyz - view.world_position);
-    var c = vec4<f32>(sky_radiance(d), 1.0);
+    var c = vec4<f32>(sky_radiance(p, d), 1.0);
 #ifdef TONEMAP_IN_SHADER
     c = tone_mapping(c, view.color_grading);
 #endif
