@@ -849,3 +849,26 @@ fn the_sea_mirrors_the_sky_at_grazing_angles() {
     assert!(grazing >= 0.8 * sky, "the sea near the horizon ({grazing:.1}) is not 0.8× the sky above ({sky:.1})");
     assert!(grazing >= 1.5 * bottom, "the grazing sea ({grazing:.1}) is not 1.5× the sea below ({bottom:.1})");
 }
+
+/// SPEC §5: ambient comes from the sky — sky-coloured (blue) from above, ground-coloured (warm
+/// and darker) from below — at the reference's 0.45, not a flat blue.
+#[test]
+fn ambient_comes_from_the_sky_hemisphere() {
+    use isla::app::scene::{AMBIENT_FRACTION, SKY_UNIT, hemisphere_ambient};
+    use isla::app::sky::{GROUND_BOTTOM, GROUND_HORIZON, HORIZON, ZENITH, linear};
+    let (up, down) = hemisphere_ambient();
+    let (up, down) = (up.map(|v| v / (AMBIENT_FRACTION * SKY_UNIT)), down.map(|v| v / (AMBIENT_FRACTION * SKY_UNIT)));
+    let lum = |c: [f32; 3]| 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    assert!(up[2] > up[1] && up[1] > up[0], "the sky half is blue: {up:?}");
+    assert!(down[0] > down[2], "the ground half is warm: {down:?}");
+    assert!(lum(down) < 0.5 * lum(up), "the ground half is darker: {down:?} against {up:?}");
+    // Each half lies between its colours: the sky's between horizon and zenith, the ground's
+    // between the horizon (the haze band) and the ground colours.
+    let (z, h) = (linear(ZENITH), linear(HORIZON));
+    for c in 0..3 {
+        assert!(up[c] >= z[c].min(h[c]) - 1e-4 && up[c] <= z[c].max(h[c]) + 1e-4, "{up:?}");
+        let lo = linear(GROUND_BOTTOM)[c].min(linear(GROUND_HORIZON)[c]).min(h[c]);
+        let hi = linear(GROUND_BOTTOM)[c].max(linear(GROUND_HORIZON)[c]).max(h[c]);
+        assert!(down[c] >= lo - 1e-4 && down[c] <= hi + 1e-4, "{down:?}");
+    }
+}

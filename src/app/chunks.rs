@@ -35,10 +35,28 @@ pub struct LodExt {
     /// Multiplies the vertex colour: white, or the level's colour with the LOD view on.
     #[uniform(100)]
     pub tint: Vec4,
+    /// Ambient from the sky (`scene::hemisphere_ambient`): the sky half, facing up.
+    #[uniform(100)]
+    pub ambient_up: Vec4,
+    /// The ground half, facing down.
+    #[uniform(100)]
+    pub ambient_down: Vec4,
+}
+
+impl LodExt {
+    /// A level's extension with the sky's hemispheric ambient.
+    pub fn new(morph: Vec4, tint: Vec4) -> Self {
+        let (up, down) = super::scene::hemisphere_ambient();
+        Self { morph, tint, ambient_up: Vec3::from(up).extend(0.0), ambient_down: Vec3::from(down).extend(0.0) }
+    }
 }
 
 impl MaterialExtension for LodExt {
     fn vertex_shader() -> ShaderRef {
+        LOD_SHADER.into()
+    }
+    // The main pass's fragment: ambient from the sky (the prepass keeps Bevy's own).
+    fn fragment_shader() -> ShaderRef {
         LOD_SHADER.into()
     }
     // Camera prepasses and every shadow map use this one: shadows see the morphed geometry.
@@ -159,6 +177,7 @@ fn create_materials(
                 extension: LodExt {
                     morph: morph_uniform(&lod.0.ranges, l, settings.lod),
                     tint: level_tint(l, tint_on),
+                    ..LodExt::new(Vec4::ZERO, Vec4::ONE)
                 },
             })
         })

@@ -31,10 +31,37 @@ fn cascades(reach: f32) -> bevy::light::CascadeShadowConfig {
     }
     .build()
 }
-/// Cool blue ambient (SPEC §5) and its strength: 0.45 of [`AMBIENT_FULL`].
-pub const AMBIENT_RGB: [f32; 3] = [0.37, 0.57, 1.0];
-pub const AMBIENT_FULL: f32 = 1000.0;
+/// Ambient light from the sky (SPEC §5): the reference takes ambient from its sky at energy 0.45.
 pub const AMBIENT_FRACTION: f32 = 0.45;
+/// How bright a sky radiance of 1 is in Bevy's units: the sun's illuminance over π, so a surface
+/// under a uniform sky of radiance 1 is lit as by the sun of energy 1 (the sky's own sun colour)
+/// shining straight on it through Bevy's Lambert term.
+pub const SKY_UNIT: f32 = lux::AMBIENT_DAYLIGHT / std::f32::consts::PI;
+
+/// The hemispheric ambient: the cosine-weighted mean sky radiance seen by a surface facing
+/// straight up (`.0`) and straight down (`.1`), linear, times [`AMBIENT_FRACTION`] and
+/// [`SKY_UNIT`]. A surface with normal `n` gets `mix(down, up, 0.5 + 0.5 n.y)`. The sun's glow
+/// (a couple of degrees, under 0.1 % of the hemisphere) is left out, so it does not depend on
+/// the sun's position.
+pub fn hemisphere_ambient() -> ([f32; 3], [f32; 3]) {
+    let no_sun = Vec3::NEG_Y;
+    let mean = |up: f32| {
+        // Cosine-weighted: elevation φ of the hemisphere around `up`·Y carries cos φ sin φ... per
+        // ring; the sky depends on the elevation only.
+        let (mut s, mut w) = ([0f64; 3], 0f64);
+        let n = 512;
+        for i in 0..n {
+            let polar = (i as f32 + 0.5) / n as f32 * std::f32::consts::FRAC_PI_2; // from the normal
+            let weight = (polar.cos() * polar.sin()) as f64;
+            let dir = Vec3::new(polar.sin(), up * polar.cos(), 0.0);
+            let c = super::sky::sky_colour(dir, no_sun);
+            (0..3).for_each(|k| s[k] += c[k] as f64 * weight);
+            w += weight;
+        }
+        s.map(|v| (v / w) as f32 * AMBIENT_FRACTION * SKY_UNIT)
+    };
+    (mean(1.0), mean(-1.0))
+}
 
 /// Unit vector from the ground towards the sun.
 pub fn sun_direction(elevation_deg: f32, azimuth_deg: f32) -> Vec3 {
@@ -65,10 +92,11 @@ impl Plugin for SunPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SunSettings>()
             .insert_resource(DirectionalLightShadowMap { size: 2048 })
-            .insert_resource(GlobalAmbientLight {
-                color: Color::linear_rgb(AMBIENT_RGB[0], AMBIENT_RGB[1], AMBIENT_RGB[2]),
-                brightness: AMBIENT_FULL * AMBIENT_FRACTION,
-                ..default()
+            // Materials without the terrain's hemispheric ambient (the open sea's seabed, the
+            // water's body) face up: they get the sky's half.
+            .insert_resource({
+                let up = hemisphere_ambient().0;
+                GlobalAmbientLight { color: Color::linear_rgb(up[0], up[1], up[2]), brightness: 1.0, ..default() }
             })
             .init_resource::<super::debug::DebugToggles>()
             .add_systems(Startup, spawn_sun)

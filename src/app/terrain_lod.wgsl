@@ -13,7 +13,12 @@
 #ifdef PREPASS_PIPELINE
 #import bevy_pbr::prepass_io::VertexOutput
 #else
-#import bevy_pbr::forward_io::VertexOutput
+#import bevy_pbr::{
+    forward_io::{VertexOutput, FragmentOutput},
+    pbr_fragment::pbr_input_from_standard_material,
+    pbr_functions::{alpha_discard, apply_pbr_lighting, main_pass_post_lighting_processing},
+    pbr_types::STANDARD_MATERIAL_FLAGS_UNLIT_BIT,
+}
 #endif
 
 struct LodParams {
@@ -21,6 +26,9 @@ struct LodParams {
     morph: vec4<f32>,
     // Multiplies the vertex colour (white unless the level colours are shown).
     tint: vec4<f32>,
+    // Ambient from the sky (SPEC §5): the sky's half facing up, the ground's facing down.
+    ambient_up: vec4<f32>,
+    ambient_down: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> lod: LodParams;
 
@@ -96,3 +104,27 @@ fn vertex(v: Vertex) -> VertexOutput {
 #endif
     return out;
 }
+
+#ifndef PREPASS_PIPELINE
+// Bevy's StandardMaterial fragment with the flat ambient replaced by the sky's hemisphere:
+// mix(down, up, 0.5 + 0.5 n.y) on the diffuse colour, occluded as Bevy's ambient is, added as
+// exposure-scaled emission.
+@fragment
+fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
+    var pbr_input = pbr_input_from_standard_material(in, is_front);
+    pbr_input.material.base_color = alpha_discard(pbr_input.material, pbr_input.material.base_color);
+    var out: FragmentOutput;
+    if (pbr_input.material.flags & STANDARD_MATERIAL_FLAGS_UNLIT_BIT) == 0u {
+        let hemi = mix(lod.ambient_down.rgb, lod.ambient_up.rgb, 0.5 + 0.5 * pbr_input.N.y);
+        let diffuse = pbr_input.material.base_color.rgb * (1.0 - pbr_input.material.metallic);
+        pbr_input.material.emissive = vec4<f32>(
+            pbr_input.material.emissive.rgb + diffuse * hemi * pbr_input.diffuse_occlusion, 1.0);
+        pbr_input.diffuse_occlusion = vec3<f32>(0.0);
+        out.color = apply_pbr_lighting(pbr_input);
+    } else {
+        out.color = pbr_input.material.base_color;
+    }
+    out.color = main_pass_post_lighting_processing(pbr_input, out.color);
+    return out;
+}
+#endif
