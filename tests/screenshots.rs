@@ -13,6 +13,11 @@ use std::process::Command;
 
 /// Minimum hybrid similarity (image-compare's MSSIM/RMS hybrid, 1.0 = identical) to the reference.
 const SIMILARITY_MIN: f64 = 0.97;
+/// The colour check: a pixel has changed when its CIE76 ΔE (CIELAB, D65) to the reference exceeds
+/// [`DELTA_E_CHANGED`] (a difference anyone sees side by side); at most [`CHANGED_MAX`] of the
+/// pixels may change. The structural metric above barely sees a hue shift; this one does.
+const DELTA_E_CHANGED: f64 = 10.0;
+const CHANGED_MAX: f64 = 0.02;
 const W: u32 = 160;
 const H: u32 = 90;
 const SMALL: &str = "blueprints/small.dat";
@@ -40,6 +45,52 @@ fn similarity(a: &image::RgbImage, b: &image::RgbImage) -> image_compare::Simila
     image_compare::rgb_hybrid_compare(a, b).expect("same dimensions")
 }
 
+/// sRGB (8 bit) → CIELAB under D65.
+fn lab(p: &image::Rgb<u8>) -> [f64; 3] {
+    let lin = |c: u8| {
+        let c = c as f64 / 255.0;
+        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    let (r, g, b) = (lin(p[0]), lin(p[1]), lin(p[2]));
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f64| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 };
+    let (fx, fy, fz) = (f(x), f(y), f(z));
+    [116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)]
+}
+
+/// The share of pixels whose colour changed visibly (ΔE > [`DELTA_E_CHANGED`]) and the mean ΔE.
+fn colour_change(a: &image::RgbImage, b: &image::RgbImage) -> (f64, f64) {
+    let (mut changed, mut sum) = (0usize, 0f64);
+    for (p, q) in a.pixels().zip(b.pixels()) {
+        let (l, m) = (lab(p), lab(q));
+        let de = ((l[0] - m[0]).powi(2) + (l[1] - m[1]).powi(2) + (l[2] - m[2]).powi(2)).sqrt();
+        changed += (de > DELTA_E_CHANGED) as usize;
+        sum += de;
+    }
+    let n = a.pixels().len().max(1) as f64;
+    (changed as f64 / n, sum / n)
+}
+
+/// Both checks against a reference: `Err` says which failed and by how much.
+fn compare(expected: &image::RgbImage, actual: &image::RgbImage) -> Result<(), String> {
+    let sim = similarity(expected, actual).score;
+    let (changed, mean) = colour_change(expected, actual);
+    let mut why = Vec::new();
+    if sim < SIMILARITY_MIN {
+        why.push(format!("similarity {sim:.4} < {SIMILARITY_MIN}"));
+    }
+    if changed > CHANGED_MAX {
+        why.push(format!(
+            "{:.1} % of the pixels changed colour (ΔE > {DELTA_E_CHANGED}; at most {:.0} %), mean ΔE {mean:.2}",
+            changed * 100.0,
+            CHANGED_MAX * 100.0
+        ));
+    }
+    if why.is_empty() { Ok(()) } else { Err(why.join("; ")) }
+}
+
 /// Compare with the committed reference (or bless it).
 fn check_reference(name: &str, actual: &image::RgbImage) {
     let reference = repo(&format!("tests/screenshots/{name}.png"));
@@ -54,16 +105,14 @@ fn check_reference(name: &str, actual: &image::RgbImage) {
         })
         .to_rgb8();
     assert_eq!(expected.dimensions(), actual.dimensions(), "{name}: size differs from the reference");
-    let sim = similarity(&expected, actual);
-    if sim.score < SIMILARITY_MIN {
+    if let Err(why) = compare(&expected, actual) {
         let dir = repo("target/screenshot-failures");
         std::fs::create_dir_all(&dir).unwrap();
         let (a, d) = (dir.join(format!("{name}.actual.png")), dir.join(format!("{name}.diff.png")));
         actual.save(&a).unwrap();
-        sim.image.to_color_map().save(&d).unwrap();
+        similarity(&expected, actual).image.to_color_map().save(&d).unwrap();
         panic!(
-            "{name}: similarity {:.4} < {SIMILARITY_MIN} to {}\n  actual: {}\n  difference: {}",
-            sim.score,
+            "{name}: {why} against {}\n  actual: {}\n  difference: {}",
             reference.display(),
             a.display(),
             d.display()
@@ -160,4 +209,42 @@ fn the_crater_seam_ring_is_drawn_wet() {
         q[1] as i32 > q[0] as i32 + 12 && q[2] as i32 > q[0] as i32 + 5
     });
     assert!(wet.count() * 10 >= ring.len() * 9, "the seam ring is water without the highlight");
+}
+
+/// Rotate the hue of `p` by `deg` (in RGB, about the grey axis; Rodrigues' rotation).
+fn hue_rotate(p: &image::Rgb<u8>, deg: f64) -> image::Rgb<u8> {
+    let (c, s) = (deg.to_radians().cos(), deg.to_radians().sin());
+    let k = (1.0 - c) / 3.0;
+    let r3 = (1.0f64 / 3.0).sqrt() * s;
+    let m = [[c + k, k - r3, k + r3], [k + r3, c + k, k - r3], [k - r3, k + r3, c + k]];
+    let v = [p[0] as f64, p[1] as f64, p[2] as f64];
+    image::Rgb([0, 1, 2].map(|i| (m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2]).round().clamp(0.0, 255.0) as u8))
+}
+
+/// The comparison can fail where it matters: a water ramp shifted 20° in hue (every water pixel of
+/// the crater preset: blue well above red) and a frame with shadows off are both refused; the
+/// structural metric alone lets the hue shift through.
+#[test]
+fn the_reference_check_refuses_a_hue_shifted_sea_and_missing_shadows() {
+    let reference = |name: &str| image::open(repo(&format!("tests/screenshots/{name}.png"))).unwrap().to_rgb8();
+    let crater = reference("small-crater");
+    let mut shifted = crater.clone();
+    for p in shifted.pixels_mut() {
+        if p[2] as i32 > p[0] as i32 + 30 {
+            *p = hue_rotate(p, 20.0);
+        }
+    }
+    let sim = similarity(&crater, &shifted).score;
+    let (changed, mean) = colour_change(&crater, &shifted);
+    eprintln!("hue-shifted sea: similarity {sim:.4}, {:.1} % changed, mean ΔE {mean:.2}", changed * 100.0);
+    assert!(compare(&crater, &shifted).is_err(), "a 20° hue shift of the sea passed");
+
+    let no_shadows = render(SMALL, &["--preset", "coast", "--no-shadows"], "coast-no-shadows");
+    let coast = reference("small-coast");
+    let sim = similarity(&coast, &no_shadows).score;
+    let (changed, mean) = colour_change(&coast, &no_shadows);
+    eprintln!("shadows off: similarity {sim:.4}, {:.1} % changed, mean ΔE {mean:.2}", changed * 100.0);
+    assert!(compare(&coast, &no_shadows).is_err(), "the coast without shadows passed");
+    // And the reference against itself passes.
+    assert_eq!(compare(&coast, &coast), Ok(()));
 }
