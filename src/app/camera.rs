@@ -104,7 +104,8 @@ pub fn look(from: Vec3, at: Vec3) -> Transform {
     Transform::from_translation(from).looking_at(at, up)
 }
 
-fn sea_level_m(src: &WorldSource) -> f32 {
+/// The sea's level in metres: the ocean body's, or the blueprint's sea level without one.
+pub fn sea_level_m(src: &WorldSource) -> f32 {
     let p = &src.blueprint.params;
     src.water.ocean_level_raw.unwrap_or(p.sea_level_raw) * p.metres_per_raw
 }

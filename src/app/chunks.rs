@@ -41,13 +41,35 @@ pub struct LodExt {
     /// The ground half, facing down.
     #[uniform(100)]
     pub ambient_down: Vec4,
+    /// Per-pixel materials: x the sea level (m), y the sand band's height above it (m), z the
+    /// rock slope (rise over run), w the blend half-width of the rock slope.
+    #[uniform(100)]
+    pub surface: Vec4,
+    /// Linear colours of sand and bare rock (the palette's).
+    #[uniform(100)]
+    pub sand: Vec4,
+    #[uniform(100)]
+    pub rock: Vec4,
 }
+
+/// Sand covers the ground from the waterline up to this height above it (before noise).
+pub const SAND_BAND_M: f32 = 2.5;
 
 impl LodExt {
     /// A level's extension with the sky's hemispheric ambient.
-    pub fn new(morph: Vec4, tint: Vec4) -> Self {
+    pub fn new(morph: Vec4, tint: Vec4, sea_level_m: f32) -> Self {
+        use crate::mesh::palette::{ROCK_BLEND_HALF_WIDTH, material_colour};
+        use crate::world::{Material, ROCK_SLOPE};
         let (up, down) = super::scene::hemisphere_ambient();
-        Self { morph, tint, ambient_up: Vec3::from(up).extend(0.0), ambient_down: Vec3::from(down).extend(0.0) }
+        Self {
+            morph,
+            tint,
+            ambient_up: Vec3::from(up).extend(0.0),
+            ambient_down: Vec3::from(down).extend(0.0),
+            surface: Vec4::new(sea_level_m, SAND_BAND_M, ROCK_SLOPE, ROCK_BLEND_HALF_WIDTH),
+            sand: Vec4::from(material_colour(Material::Sand as u8)),
+            rock: Vec4::from(material_colour(Material::Rock as u8)),
+        }
     }
 }
 
@@ -165,6 +187,7 @@ fn create_materials(
     mut lod_materials: ResMut<Assets<LodMaterial>>,
     mut water_materials: ResMut<Assets<super::water::WaterMaterial>>,
     sun: Res<super::scene::SunSettings>,
+    world: Res<IslandWorld>,
     lod: Res<Lod>,
     settings: Res<super::server::StreamSettings>,
     toggles: Option<Res<super::debug::DebugToggles>>,
@@ -177,7 +200,7 @@ fn create_materials(
                 extension: LodExt {
                     morph: morph_uniform(&lod.0.ranges, l, settings.lod),
                     tint: level_tint(l, tint_on),
-                    ..LodExt::new(Vec4::ZERO, Vec4::ONE)
+                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, super::camera::sea_level_m(&world.source))
                 },
             })
         })

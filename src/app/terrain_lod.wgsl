@@ -29,6 +29,10 @@ struct LodParams {
     // Ambient from the sky (SPEC §5): the sky's half facing up, the ground's facing down.
     ambient_up: vec4<f32>,
     ambient_down: vec4<f32>,
+    // x: sea level (m), y: sand band above it (m), z: rock slope, w: rock blend half-width.
+    surface: vec4<f32>,
+    sand: vec4<f32>,
+    rock: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> lod: LodParams;
 
@@ -106,6 +110,46 @@ fn vertex(v: Vertex) -> VertexOutput {
 }
 
 #ifndef PREPASS_PIPELINE
+// Value noise in 0..1 on a unit lattice (integer hash, smooth interpolation): the same at every
+// level of detail, because it reads world positions only.
+fn hash2(p: vec2<i32>) -> f32 {
+    var h = u32(p.x) * 0x8da6b343u ^ u32(p.y) * 0xd8163841u;
+    h = (h ^ (h >> 13u)) * 0x5bd1e995u;
+    h = h ^ (h >> 15u);
+    return f32(h & 0xffffu) / 65535.0;
+}
+fn value_noise(x: vec2<f32>) -> f32 {
+    let i = vec2<i32>(floor(x));
+    let f = fract(x);
+    let u = f * f * (3.0 - 2.0 * f);
+    let a = hash2(i);
+    let b = hash2(i + vec2<i32>(1, 0));
+    let c = hash2(i + vec2<i32>(0, 1));
+    let d = hash2(i + vec2<i32>(1, 1));
+    return mix(mix(a, b, u.x), mix(c, d, u.x), u.y);
+}
+// Two octaves, about 7 m and 29 m, centred on 0 (−0.5..0.5).
+fn ground_noise(xz: vec2<f32>) -> f32 {
+    return 0.35 * value_noise(xz / 7.0) + 0.65 * value_noise(xz / 29.0 + vec2<f32>(17.3, 5.1)) - 0.5;
+}
+
+// SPEC §4 "Materials", per pixel: the vertex colour is the biome's ground cover; sand covers the
+// band just above the waterline and bare rock the steep slopes, both thresholds moved by noise so
+// no boundary follows the column grid. Below the sea the seabed keeps its colour.
+fn surface_colour(cover: vec3<f32>, p: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+    let noise = ground_noise(p.xz);
+    let above = p.y - lod.surface.x;
+    let band = lod.surface.y * (1.0 + 0.8 * noise);
+    let sand = (1.0 - smoothstep(band - 0.6, band + 0.6, above)) * smoothstep(-1.2, -0.4, above);
+    // The cover arrives tinted by the level-colour view; tint sand and rock alike.
+    var c = mix(cover, lod.sand.rgb * lod.tint.rgb, sand);
+    let ny = max(abs(n.y), 1e-3);
+    let slope = sqrt(max(1.0 - ny * ny, 0.0)) / ny;
+    let edge = lod.surface.z + 0.35 * noise;
+    let rock = smoothstep(edge - lod.surface.w, edge + lod.surface.w, slope) * smoothstep(-2.0, -0.5, above);
+    return mix(c, lod.rock.rgb * lod.tint.rgb * (0.9 + 0.25 * noise), rock);
+}
+
 // Bevy's StandardMaterial fragment with the flat ambient replaced by the sky's hemisphere:
 // mix(down, up, 0.5 + 0.5 n.y) on the diffuse colour, occluded as Bevy's ambient is, added as
 // exposure-scaled emission.
@@ -115,6 +159,9 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     pbr_input.material.base_color = alpha_discard(pbr_input.material, pbr_input.material.base_color);
     var out: FragmentOutput;
     if (pbr_input.material.flags & STANDARD_MATERIAL_FLAGS_UNLIT_BIT) == 0u {
+        let cover = pbr_input.material.base_color.rgb;
+        pbr_input.material.base_color = vec4<f32>(
+            surface_colour(cover, in.world_position.xyz, pbr_input.N), pbr_input.material.base_color.a);
         let hemi = mix(lod.ambient_down.rgb, lod.ambient_up.rgb, 0.5 + 0.5 * pbr_input.N.y);
         let diffuse = pbr_input.material.base_color.rgb * (1.0 - pbr_input.material.metallic);
         pbr_input.material.emissive = vec4<f32>(

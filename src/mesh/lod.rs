@@ -15,7 +15,7 @@
 //!   merges equal neighbouring cells into large quads.
 
 use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
-use super::palette::surface_colour;
+use super::palette::ground_cover_colour;
 use super::water::{WaterMesh, water_colour};
 use crate::world::lod::{LevelGrid, NodeId};
 use crate::world::{CHUNK_COLUMNS, Material, WorldSource, column_gradient, material_at, water_column};
@@ -83,7 +83,7 @@ fn point_colour(src: &WorldSource, x: i64, z: i64, normal: [f32; 3], shading: Sh
     let [gx, gz] = column_gradient(bp, x, z);
     let slope = (gx * gx + gz * gz).sqrt();
     match shading {
-        Shading::Palette => surface_colour(biome as u8, slope),
+        Shading::Palette => ground_cover_colour(biome as u8),
         Shading::Normals => [normal[0] * 0.5 + 0.5, normal[1] * 0.5 + 0.5, normal[2] * 0.5 + 0.5, 1.0],
         Shading::Materials => {
             let m = material_at(biome, 0.0, slope);

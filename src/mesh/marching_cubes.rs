@@ -7,7 +7,7 @@
 //! vertices. Vertices are shared inside a chunk section through a per-edge cache; the cache and
 //! the output buffers are reused between calls (no allocation per voxel).
 
-use super::palette::{lerp4, surface_colour};
+use super::palette::{ground_cover_colour, lerp4};
 use super::tables::{EDGES, case_table, corner_offset, edge_axis};
 use crate::world::{ChunkData, PADDED, SECTION_VOXELS, SectionData};
 
@@ -242,13 +242,12 @@ fn push_vertex(
     let inv = 1.0 / (gxs * gxs + 1.0 + gzs * gzs).sqrt();
     out.normals.push([-gxs * inv, inv, -gzs * inv]);
 
-    // Colour: the float palette at both columns (biome and slope), blended along the edge, so
-    // biome borders and the rock band fade instead of stepping.
+    // Colour: the ground cover of both columns' biomes, blended along the edge, so biome borders
+    // fade instead of stepping (rock and sand are decided per pixel, in the terrain shader).
     let colour = match shading {
         Shading::Palette => {
-            let slope = |g: [f32; 2]| (g[0] * g[0] + g[1] * g[1]).sqrt();
-            let colour_a = surface_colour(chunk.biome[ca], slope(g0));
-            if ca == cb { colour_a } else { lerp4(colour_a, surface_colour(chunk.biome[cb], slope(g1)), t) }
+            let colour_a = ground_cover_colour(chunk.biome[ca]);
+            if ca == cb { colour_a } else { lerp4(colour_a, ground_cover_colour(chunk.biome[cb]), t) }
         }
         Shading::Normals => [-gxs * inv * 0.5 + 0.5, inv * 0.5 + 0.5, -gzs * inv * 0.5 + 0.5, 1.0],
         Shading::Materials => {

@@ -57,6 +57,19 @@ pub fn surface_colour(biome: u8, slope: f32) -> [f32; 4] {
     lerp4(material_colour(a), material_colour(b), t)
 }
 
+/// The vertex colour of a surface point in the lit palette view: the biome's own ground cover
+/// only. The terrain's fragment shader decides the rest per pixel (SPEC §4 "Materials"): bare
+/// rock by the pixel's slope, sand by height just above the waterline, both with noise on the
+/// thresholds. A beach therefore carries the inland cover (grass) and gets its sand from the
+/// height band, so no coast follows the column grid. ([`surface_colour`] keeps the per-vertex
+/// blend for tools that colour without the shader.)
+pub fn ground_cover_colour(biome: u8) -> [f32; 4] {
+    use crate::blueprint::Biome;
+    let b = Biome::from_ordinal(biome).unwrap_or(Biome::Ocean);
+    let top = crate::world::top_material(if b == Biome::Beach { Biome::Grassland } else { b });
+    material_colour(top as u8)
+}
+
 pub fn lerp4(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
     [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, a[3] + (b[3] - a[3]) * t]
 }
