@@ -381,7 +381,8 @@ fn cliffs(c: &mut Criterion) {
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut g = c.benchmark_group("cliffs");
     g.sample_size(10);
-    let presets = [("island", CliffPreset::Island), ("nauvis", CliffPreset::Nauvis), ("vulcanus", CliffPreset::Vulcanus)];
+    let presets =
+        [("island", CliffPreset::Island), ("nauvis", CliffPreset::Nauvis), ("vulcanus", CliffPreset::Vulcanus)];
     for (name, preset) in presets {
         let settings = CliffSettings::for_blueprint(preset, &bp);
         let request = |region: MapRegion| MapRequest {
@@ -406,7 +407,9 @@ fn cliffs(c: &mut Criterion) {
         let whole = MapRegion::new(0, 0, 1024, 1024);
         let tiles = |side: i64| -> Vec<MapRegion> {
             let n = 1024 / side;
-            (0..n).flat_map(|ty| (0..n).map(move |tx| MapRegion::new(tx * side, ty * side, side as u32, side as u32))).collect()
+            (0..n)
+                .flat_map(|ty| (0..n).map(move |tx| MapRegion::new(tx * side, ty * side, side as u32, side as u32)))
+                .collect()
         };
         let (t256, t128) = (tiles(256), tiles(128));
         let time = |regions: &[MapRegion]| {

@@ -13,14 +13,23 @@ impl Plugin for FogPlugin {
     }
 }
 
+/// How much of the sun's light the air scatters toward the eye when looking at the sun (aerial
+/// perspective): the fog's directional colour is the sun's own, at this weight, falling off as
+/// `cos^AERIAL_EXPONENT` of the angle from the sun. The sky adds the same term at the horizon
+/// (`sky.wgsl`), so the seam stays closed looking toward the sun too.
+pub const AERIAL_STRENGTH: f32 = 0.04;
+pub const AERIAL_EXPONENT: f32 = 12.0;
+
 /// Distance fog in air: the sky's own horizon colour (so fogged ground meets the sky without a
-/// seam: both go through the same tone mapping), starting just past the island.
+/// seam: both go through the same tone mapping), brighter toward the sun, starting just past the
+/// island.
 pub fn air_fog(extent_m: f32) -> DistanceFog {
     let [r, g, b] = super::sky::horizon_colour();
+    let sun = super::sky::SUN_RGB;
     DistanceFog {
         color: Color::linear_rgb(r, g, b),
-        directional_light_color: Color::NONE,
-        directional_light_exponent: 30.0,
+        directional_light_color: Color::srgba(sun[0], sun[1], sun[2], AERIAL_STRENGTH),
+        directional_light_exponent: AERIAL_EXPONENT,
         falloff: FogFalloff::Linear { start: extent_m * 0.9, end: extent_m * 4.0 },
     }
 }
@@ -36,9 +45,14 @@ pub fn water_fog() -> DistanceFog {
     }
 }
 
-/// Fog switched off (the debug toggle): pushed beyond any distance in the world.
+/// Fog switched off (the debug toggle): pushed beyond any distance in the world, and no
+/// inscattering (the sky reads the same uniform and drops its horizon glow with it).
 pub fn no_fog() -> DistanceFog {
-    DistanceFog { falloff: FogFalloff::Linear { start: 1.0e9, end: 2.0e9 }, ..air_fog(1.0) }
+    DistanceFog {
+        falloff: FogFalloff::Linear { start: 1.0e9, end: 2.0e9 },
+        directional_light_color: Color::NONE,
+        ..air_fog(1.0)
+    }
 }
 
 /// Marker: the camera is below a water surface (the fog has switched to [`water_fog`]).

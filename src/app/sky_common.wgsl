@@ -40,3 +40,11 @@ fn sky_radiance(p: SkyParams, d: vec3<f32>) -> vec3<f32> {
     let ground = mix(p.ground_horizon.rgb, p.ground_bottom.rgb, ease(-e, p.curves.y));
     return mix(p.horizon.rgb, ground, min(-e / p.curves.w, 1.0));
 }
+
+// Aerial perspective at the horizon: `scatter` is the fog's inscattering toward the sun as Bevy
+// adds it to fully fogged geometry (pow(cos θ, exponent) × light colour × exposure × the fog's
+// directional colour and weight), faded out above the horizon as the horizon colour itself is.
+fn horizon_haze(p: SkyParams, d: vec3<f32>, scatter: vec3<f32>) -> vec3<f32> {
+    let e = asin(clamp(d.y, -1.0, 1.0)) / 1.5707964;
+    return scatter * (1.0 - ease(max(e, 0.0), p.curves.x));
+}

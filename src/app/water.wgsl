@@ -3,11 +3,14 @@
 // normal (no geometric waves). Premultiplied alpha: body × alpha × (1 − F) + sky × F.
 #import bevy_pbr::{
     forward_io::{VertexOutput, FragmentOutput},
-    mesh_view_bindings::view,
+    mesh_view_bindings::{view, lights},
     pbr_fragment::pbr_input_from_standard_material,
     pbr_functions::{apply_pbr_lighting, main_pass_post_lighting_processing},
 }
-#import isla::sky::{SkyParams, sky_radiance}
+#import isla::sky::{SkyParams, sky_radiance, horizon_haze}
+#ifdef DISTANCE_FOG
+#import bevy_pbr::mesh_view_bindings::fog
+#endif
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> sky: SkyParams;
 
@@ -46,7 +49,17 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
         let cos_v = clamp(dot(n, v), 0.0, 1.0);
         f = F0 + (1.0 - F0) * pow(1.0 - cos_v, 5.0);
         let r = reflect(-v, n);
-        reflected = sky_radiance(sky, normalize(vec3<f32>(r.x, max(r.y, 0.0), r.z)));
+        let rd = normalize(vec3<f32>(r.x, max(r.y, 0.0), r.z));
+        reflected = sky_radiance(sky, rd);
+#ifdef DISTANCE_FOG
+        // The mirrored sky includes the haze toward the sun, as the dome draws it.
+        if (fog.directional_light_color.a > 0.0 && lights.n_directional_lights > 0u) {
+            let light = lights.directional_lights[0];
+            let s = pow(max(dot(rd, light.direction_to_light), 0.0), fog.directional_light_exponent)
+                * light.color.rgb * view.exposure;
+            reflected += horizon_haze(sky, rd, s * fog.directional_light_color.rgb * fog.directional_light_color.a);
+        }
+#endif
         // The sun's glint: a tight highlight on the perturbed normal.
         let glint = pow(max(dot(r, normalize(sky.sun.xyz)), 0.0), 900.0);
         reflected += sky.sun_colour.rgb * glint * 6.0;
