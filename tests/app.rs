@@ -388,17 +388,23 @@ fn a_dry_blueprint_says_nothing_is_wet() {
     assert!(log.contains("water: nothing is wet (the blueprint has no WBID section)"), "{log}");
 }
 
-fn shot(blueprint: &str, preset: &str, extra: &[&str], name: &str) -> image::RgbImage {
+/// `isla shot BLUEPRINT` at `size` with `args`, written as `name` under the test output.
+fn render_shot(blueprint: &str, size: (u32, u32), args: &[&str], name: &str) -> image::RgbImage {
     let out = out_dir().join(name);
+    let (w, h) = (size.0.to_string(), size.1.to_string());
     let run = isla()
-        .args(["shot", blueprint, "--width", "160", "--height", "90", "--preset", preset, "--out"])
+        .args(["shot", blueprint, "--width", &w, "--height", &h, "--out"])
         .arg(&out)
-        .args(extra)
+        .args(args)
         .current_dir(repo(""))
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     image::open(&out).unwrap().to_rgb8()
+}
+
+fn shot(blueprint: &str, preset: &str, extra: &[&str], name: &str) -> image::RgbImage {
+    render_shot(blueprint, (160, 90), &[&["--preset", preset][..], extra].concat(), name)
 }
 
 #[test]
@@ -771,17 +777,7 @@ fn row_mean(img: &image::RgbImage, rows: std::ops::Range<u32>) -> [f64; 3] {
 }
 
 fn shot_at(extra: &[&str], size: (u32, u32), name: &str) -> image::RgbImage {
-    let out = out_dir().join(name);
-    let (w, h) = (size.0.to_string(), size.1.to_string());
-    let run = isla()
-        .args(["shot", "blueprints/default.dat", "--width", &w, "--height", &h, "--out"])
-        .arg(&out)
-        .args(extra)
-        .current_dir(repo(""))
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    image::open(&out).unwrap().to_rgb8()
+    render_shot("blueprints/default.dat", size, extra, name)
 }
 
 /// SPEC §5: sky and fogged sea meet at the horizon without a seam — both are tone-mapped alike

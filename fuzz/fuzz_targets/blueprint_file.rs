@@ -13,31 +13,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-}
+mod counting;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: counting::Counting = counting::Counting;
 
 fn base() -> &'static [u8] {
     static BASE: OnceLock<Vec<u8>> = OnceLock::new();
@@ -77,10 +58,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     std::fs::write(path(), &file).expect("write the patched file");
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let from_file = isla::blueprint::read_file(path());
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (from_file, peak) = counting::peak_during(|| isla::blueprint::read_file(path()));
     let bound = 2 * file.len() + (1 << 20);
     assert!(peak <= bound, "read_file held {peak} bytes for a {}-byte file (bound {bound})", file.len());
     let from_bytes = isla::blueprint::read_bytes(&file);

@@ -5,36 +5,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-}
+mod counting;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: counting::Counting = counting::Counting;
 
 fuzz_target!(|data: &[u8]| {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let read = isla::blueprint::read_bytes(data);
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (read, peak) = counting::peak_during(|| isla::blueprint::read_bytes(data));
     let bound = 2 * data.len() + (1 << 20);
     assert!(peak <= bound, "read_bytes held {peak} bytes for {} input bytes (bound {bound})", data.len());
     let Ok(bp) = read else { return };
