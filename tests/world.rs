@@ -856,3 +856,27 @@ mod lod {
         assert_eq!(tree.select([10.0, 50.0, 10.0]), vec![NodeId::new(0, 0, 0)]);
     }
 }
+
+/// SPEC §4 "Materials": the terrain shader's snow line is the foot of the forge's snow caps — the
+/// 5th percentile of the snow-biome columns' heights — and there is none without snow.
+#[test]
+fn the_snow_line_sits_at_the_foot_of_the_snow_caps() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("blueprints/default.dat");
+    let mut bp = read_file(&path).unwrap();
+    let line = isla::mesh::palette::snow_line_m(&bp).expect("the default island has snow");
+    let mpr = bp.params.metres_per_raw;
+    let snow: Vec<f32> = bp
+        .biomes
+        .iter()
+        .zip(&bp.heights_raw)
+        .filter(|(b, _)| **b == Biome::Snow as u8)
+        .map(|(_, &r)| r * mpr)
+        .collect();
+    let below = snow.iter().filter(|&&h| h < line).count() as f64 / snow.len() as f64;
+    assert!((0.04..=0.06).contains(&below), "{:.3} of the snow columns lie below the line", below);
+    assert!(line > bp.params.sea_level_raw * mpr + 100.0, "snow line {line} m");
+    for b in bp.biomes.iter_mut().filter(|b| **b == Biome::Snow as u8) {
+        *b = Biome::Mountain as u8;
+    }
+    assert_eq!(isla::mesh::palette::snow_line_m(&bp), None);
+}

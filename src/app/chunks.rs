@@ -50,6 +50,9 @@ pub struct LodExt {
     pub sand: Vec4,
     #[uniform(100)]
     pub rock: Vec4,
+    /// Snow: linear colour, w the snow line (m; far above any terrain without snow).
+    #[uniform(100)]
+    pub snow: Vec4,
 }
 
 /// Sand covers the ground from the waterline up to this height above it (before noise).
@@ -57,7 +60,7 @@ pub const SAND_BAND_M: f32 = 2.5;
 
 impl LodExt {
     /// A level's extension with the sky's hemispheric ambient.
-    pub fn new(morph: Vec4, tint: Vec4, sea_level_m: f32) -> Self {
+    pub fn new(morph: Vec4, tint: Vec4, sea_level_m: f32, snow_line_m: Option<f32>) -> Self {
         use crate::mesh::palette::{ROCK_BLEND_HALF_WIDTH, material_colour};
         use crate::world::{Material, ROCK_SLOPE};
         let (up, down) = super::scene::hemisphere_ambient();
@@ -69,6 +72,7 @@ impl LodExt {
             surface: Vec4::new(sea_level_m, SAND_BAND_M, ROCK_SLOPE, ROCK_BLEND_HALF_WIDTH),
             sand: Vec4::from(material_colour(Material::Sand as u8)),
             rock: Vec4::from(material_colour(Material::Rock as u8)),
+            snow: Vec3::from_slice(&material_colour(Material::Snow as u8)[..3]).extend(snow_line_m.unwrap_or(1.0e9)),
         }
     }
 }
@@ -193,6 +197,7 @@ fn create_materials(
     toggles: Option<Res<super::debug::DebugToggles>>,
 ) {
     let tint_on = toggles.is_some_and(|t| t.lod_colours);
+    let snow_line = crate::mesh::palette::snow_line_m(&world.source.blueprint);
     let levels = (0..=lod.0.top_level)
         .map(|l| {
             lod_materials.add(LodMaterial {
@@ -200,7 +205,7 @@ fn create_materials(
                 extension: LodExt {
                     morph: morph_uniform(&lod.0.ranges, l, settings.lod),
                     tint: level_tint(l, tint_on),
-                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, super::camera::sea_level_m(&world.source))
+                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, super::camera::sea_level_m(&world.source), snow_line)
                 },
             })
         })

@@ -33,6 +33,8 @@ struct LodParams {
     surface: vec4<f32>,
     sand: vec4<f32>,
     rock: vec4<f32>,
+    // rgb: snow colour; w: the snow line (m).
+    snow: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> lod: LodParams;
 
@@ -134,8 +136,9 @@ fn ground_noise(xz: vec2<f32>) -> f32 {
 }
 
 // SPEC §4 "Materials", per pixel: the vertex colour is the biome's ground cover; sand covers the
-// band just above the waterline and bare rock the steep slopes, both thresholds moved by noise so
-// no boundary follows the column grid. Below the sea the seabed keeps its colour.
+// band just above the waterline, bare rock the steep slopes and snow the gentle ones above the
+// snow line, every threshold moved by noise so no boundary follows the column grid. Below the sea
+// the seabed keeps its colour.
 fn surface_colour(cover: vec3<f32>, p: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     let noise = ground_noise(p.xz);
     let above = p.y - lod.surface.x;
@@ -147,7 +150,11 @@ fn surface_colour(cover: vec3<f32>, p: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     let slope = sqrt(max(1.0 - ny * ny, 0.0)) / ny;
     let edge = lod.surface.z + 0.35 * noise;
     let rock = smoothstep(edge - lod.surface.w, edge + lod.surface.w, slope) * smoothstep(-2.0, -0.5, above);
-    return mix(c, lod.rock.rgb * lod.tint.rgb * (0.9 + 0.25 * noise), rock);
+    c = mix(c, lod.rock.rgb * lod.tint.rgb * (0.9 + 0.25 * noise), rock);
+    // Snow above the snow line (moved ±12 m by the noise), on all but steep slopes.
+    let line = lod.snow.w + 25.0 * noise;
+    let snow = smoothstep(line - 8.0, line + 8.0, p.y) * (1.0 - smoothstep(0.75, 1.15, slope + 0.3 * noise));
+    return mix(c, lod.snow.rgb * lod.tint.rgb, snow);
 }
 
 // Bevy's StandardMaterial fragment with the flat ambient replaced by the sky's hemisphere:

@@ -61,13 +61,38 @@ pub fn surface_colour(biome: u8, slope: f32) -> [f32; 4] {
 /// only. The terrain's fragment shader decides the rest per pixel (SPEC §4 "Materials"): bare
 /// rock by the pixel's slope, sand by height just above the waterline, both with noise on the
 /// thresholds. A beach therefore carries the inland cover (grass) and gets its sand from the
-/// height band, so no coast follows the column grid. ([`surface_colour`] keeps the per-vertex
-/// blend for tools that colour without the shader.)
+/// height band, so no coast follows the column grid; likewise the snow biome carries the
+/// mountain's rock and gets its snow from the snow line ([`snow_line_m`]) and the slope.
+/// ([`surface_colour`] keeps the per-vertex blend for tools that colour without the shader.)
 pub fn ground_cover_colour(biome: u8) -> [f32; 4] {
     use crate::blueprint::Biome;
     let b = Biome::from_ordinal(biome).unwrap_or(Biome::Ocean);
-    let top = crate::world::top_material(if b == Biome::Beach { Biome::Grassland } else { b });
-    material_colour(top as u8)
+    let cover = match b {
+        Biome::Beach => Biome::Grassland,
+        Biome::Snow => Biome::Mountain,
+        b => b,
+    };
+    material_colour(crate::world::top_material(cover) as u8)
+}
+
+/// The height (m) above which the terrain shader lays snow on gentle slopes: the 5th percentile of
+/// the surface height of the blueprint's snow-biome columns, so the snow reaches about as low as
+/// the forge's snow caps. `None` when the blueprint has no snow.
+pub fn snow_line_m(bp: &crate::blueprint::Blueprint) -> Option<f32> {
+    let snow = crate::blueprint::Biome::Snow as u8;
+    let mut h: Vec<f32> = bp
+        .biomes
+        .iter()
+        .zip(&bp.heights_raw)
+        .filter(|(b, _)| **b == snow)
+        .map(|(_, &r)| r * bp.params.metres_per_raw)
+        .collect();
+    if h.is_empty() {
+        return None;
+    }
+    let k = h.len() / 20;
+    let (_, line, _) = h.select_nth_unstable_by(k, f32::total_cmp);
+    Some(*line)
 }
 
 pub fn lerp4(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
