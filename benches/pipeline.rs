@@ -364,7 +364,8 @@ fn reader(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, meshers, island, reader, cliffs, forge);
+// The reader last: it changes glibc's heap settings for the rest of the process.
+criterion_group!(benches, meshers, island, cliffs, forge, reader);
 criterion_main!(benches);
 
 /// The cliff map layer (SPEC §6) alone (placement — corner fields, crossings, repair, water

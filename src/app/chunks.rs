@@ -60,10 +60,17 @@ pub const SAND_BAND_M: f32 = 2.5;
 
 impl LodExt {
     /// A level's extension with the sky's hemispheric ambient.
-    pub fn new(morph: Vec4, tint: Vec4, sea_level_m: f32, snow_line_m: Option<f32>) -> Self {
+    /// `ambient` is `scene::hemisphere_ambient()`, computed once for all levels.
+    pub fn new(
+        morph: Vec4,
+        tint: Vec4,
+        ambient: ([f32; 3], [f32; 3]),
+        sea_level_m: f32,
+        snow_line_m: Option<f32>,
+    ) -> Self {
         use crate::mesh::palette::{ROCK_BLEND_HALF_WIDTH, material_colour};
         use crate::world::{Material, ROCK_SLOPE};
-        let (up, down) = super::scene::hemisphere_ambient();
+        let (up, down) = ambient;
         Self {
             morph,
             tint,
@@ -198,6 +205,7 @@ fn create_materials(
 ) {
     let tint_on = toggles.is_some_and(|t| t.lod_colours);
     let snow_line = crate::mesh::palette::snow_line_m(&world.source.blueprint);
+    let ambient = super::scene::hemisphere_ambient();
     let levels = (0..=lod.0.top_level)
         .map(|l| {
             lod_materials.add(LodMaterial {
@@ -205,7 +213,7 @@ fn create_materials(
                 extension: LodExt {
                     morph: morph_uniform(&lod.0.ranges, l, settings.lod),
                     tint: level_tint(l, tint_on),
-                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, super::camera::sea_level_m(&world.source), snow_line)
+                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, ambient, super::camera::sea_level_m(&world.source), snow_line)
                 },
             })
         })

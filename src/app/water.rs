@@ -10,14 +10,6 @@ use bevy::prelude::*;
 use bevy::render::render_resource::AsBindGroup;
 use bevy::shader::ShaderRef;
 
-/// Water's reflectance looking straight down (Schlick's F0 for an air–water interface, n = 1.33).
-pub const WATER_F0: f32 = 0.02;
-
-/// Schlick's Fresnel reflectance of water for a view `cos_theta` from the surface normal.
-pub fn fresnel(cos_theta: f32) -> f32 {
-    WATER_F0 + (1.0 - WATER_F0) * (1.0 - cos_theta.clamp(0.0, 1.0)).powi(5)
-}
-
 /// The extension: the sky's parameters, so the reflection is the same sky the dome draws.
 #[derive(Asset, AsBindGroup, TypePath, Debug, Clone)]
 pub struct WaterExt {

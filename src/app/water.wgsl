@@ -14,6 +14,7 @@
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> sky: SkyParams;
 
+// Water's reflectance looking straight down: Schlick's F0 for air to water (n = 1.33).
 const F0: f32 = 0.02;
 
 // A calm surface's slope: a few crossed sines of 9–40 m, slopes of a few hundredths, fading out

@@ -30,32 +30,8 @@ pub fn material_colour(m: u8) -> [f32; 4] {
     }
 }
 
-/// Half-width of the slope band over which a surface blends into bare rock.
+/// Half-width of the slope band over which a surface blends into bare rock (the terrain shader's).
 pub const ROCK_BLEND_HALF_WIDTH: f32 = 0.2;
-
-fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
-    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
-}
-
-/// The two materials a surface point shows and the blend between them (0 = all `a`): the float
-/// counterpart of [`crate::world::material_at`] at the surface, with a band around the rock
-/// threshold instead of a step.
-pub fn surface_blend(biome: u8, slope: f32) -> (u8, u8, f32) {
-    use crate::world::{Material, ROCK_SLOPE, top_material};
-    let top = top_material(crate::blueprint::Biome::from_ordinal(biome).unwrap_or(crate::blueprint::Biome::Ocean));
-    if top == Material::Seabed || top == Material::Rock {
-        return (top as u8, top as u8, 0.0);
-    }
-    let t = smoothstep(ROCK_SLOPE - ROCK_BLEND_HALF_WIDTH, ROCK_SLOPE + ROCK_BLEND_HALF_WIDTH, slope);
-    (top as u8, Material::Rock as u8, t)
-}
-
-/// Linear RGBA of a surface point of a column with this biome and slope.
-pub fn surface_colour(biome: u8, slope: f32) -> [f32; 4] {
-    let (a, b, t) = surface_blend(biome, slope);
-    lerp4(material_colour(a), material_colour(b), t)
-}
 
 /// The vertex colour of a surface point in the lit palette view: the biome's own ground cover
 /// only. The terrain's fragment shader decides the rest per pixel (SPEC §4 "Materials"): bare
@@ -63,7 +39,6 @@ pub fn surface_colour(biome: u8, slope: f32) -> [f32; 4] {
 /// thresholds. A beach therefore carries the inland cover (grass) and gets its sand from the
 /// height band, so no coast follows the column grid; likewise the snow biome carries the
 /// mountain's rock and gets its snow from the snow line ([`snow_line_m`]) and the slope.
-/// ([`surface_colour`] keeps the per-vertex blend for tools that colour without the shader.)
 pub fn ground_cover_colour(biome: u8) -> [f32; 4] {
     use crate::blueprint::Biome;
     let b = Biome::from_ordinal(biome).unwrap_or(Biome::Ocean);
