@@ -19,6 +19,7 @@ pub enum ErrorKind {
     NonFiniteHeight { x: u32, y: u32, value: f32 },
     BiomeOutOfRange { x: u32, y: u32, ordinal: u8 },
     TownTierOutOfRange { index: usize, tier: u8 },
+    RiverOrderOutOfRange { index: usize, order: u8 },
     WaterTypeOutOfRange { index: usize, value: u8 },
     SalinityOutOfRange { index: usize, value: u8 },
     NegativeCount { count: i32 },
@@ -97,6 +98,9 @@ impl fmt::Display for BlueprintError {
             ),
             TownTierOutOfRange { index, tier } => {
                 write!(f, "town {index} has tier {tier}, known tiers are 0..=3")
+            }
+            RiverOrderOutOfRange { index, order } => {
+                write!(f, "river {index} has order {order}, known orders are 1 (main) and 2 (tributary)")
             }
             WaterTypeOutOfRange { index, value } => {
                 write!(f, "water body {index} has type {value}, known types are 0 (ocean) and 1 (lake)")

@@ -19,6 +19,13 @@ pub const TDTL_LEN: usize = 30;
 pub const EROS_VERSION: u16 = 3;
 pub const EROS_LEN: usize = 67;
 /// One `WBTB` record: id, type, salinity, level, pixel count, centroid.
+pub const RIVR_VERSION: u16 = 1;
+/// `RIVR` v1: the version, then the dials block.
+pub const RIVR_DIALS_LEN: usize = 3 * 2 + 10 * 4;
+/// `RIVR` v1: one river's fixed part before its points, and one point.
+pub const RIVER_RECORD_LEN: usize = 2 + 1 + 2 + 4 * 4 + 4 + 4;
+pub const RIVER_POINT_LEN: usize = 16;
+
 pub const WATER_BODY_RECORD_LEN: usize = 20;
 /// One `TOWN` record: x, y, tier, highway flag.
 pub const TOWN_RECORD_LEN: usize = 10;
@@ -46,6 +53,7 @@ pub mod tags {
     pub const TCRV: u32 = tag(b"TCRV");
     pub const TDTL: u32 = tag(b"TDTL");
     pub const EROS: u32 = tag(b"EROS");
+    pub const RIVR: u32 = tag(b"RIVR");
 }
 
 /// Biome ordinals are the wire values and append-only.
@@ -227,6 +235,55 @@ pub struct ErosionMeta {
     pub crater_mode: u8,
 }
 
+/// `RIVR` v1's record of the river dials, as applied (see `forge::rivers::RiverDials`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RiverDialsMeta {
+    pub trunks: u16,
+    pub lake_rivers: u16,
+    pub tributaries: u16,
+    pub main_min_area: f32,
+    pub tributary_min_area: f32,
+    pub stem_min_area: f32,
+    pub endorheic_min_area: f32,
+    pub mouth_separation: f32,
+    pub min_length_m: f32,
+    pub width_scale: f32,
+    pub depth_scale: f32,
+    pub min_depth_m: f32,
+    pub sea_margin_m: f32,
+}
+
+/// One point of a river's course: pixel coordinates, channel width and discharge there.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RiverPoint {
+    pub x: f32,
+    pub y: f32,
+    pub width_m: f32,
+    pub discharge_m3s: f32,
+}
+
+/// One river of `RIVR`: the water body it is, what it flows into, and its course from source to
+/// mouth.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct River {
+    pub body_id: u16,
+    /// 1 main river (to the ocean or a lake), 2 tributary.
+    pub order: u8,
+    /// The body at the mouth: the ocean, a lake or the river it joins.
+    pub mouth_body_id: u16,
+    pub source: [f32; 2],
+    pub mouth: [f32; 2],
+    pub length_m: f32,
+    pub course: Vec<RiverPoint>,
+}
+
+/// `RIVR` v1: the river network. Metadata: the water itself is in `WBID`/`WBTB`/`WSRF`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RiverNetwork {
+    pub dials: RiverDialsMeta,
+    pub rivers: Vec<River>,
+}
+
 /// A reader warning: something skipped, nothing misread.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Warning {
@@ -251,6 +308,7 @@ pub struct Blueprint {
     pub curve: Option<CurveMeta>,
     pub detail: Option<DetailMeta>,
     pub erosion: Option<ErosionMeta>,
+    pub rivers: Option<RiverNetwork>,
     pub warnings: Vec<Warning>,
 }
 

@@ -117,7 +117,7 @@ mod direct {
 type Tag = [u8; 4];
 
 /// Every section this reader understands; anything else is skipped with a warning.
-const KNOWN_TAGS: [u32; 10] = [
+const KNOWN_TAGS: [u32; 11] = [
     tags::PRMS,
     tags::HGTS,
     tags::BIOM,
@@ -128,6 +128,7 @@ const KNOWN_TAGS: [u32; 10] = [
     tags::TCRV,
     tags::TDTL,
     tags::EROS,
+    tags::RIVR,
 ];
 
 /// Unknown sections are each reported up to this many, then summed up in one warning, so a file
@@ -350,7 +351,12 @@ fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids)
         None => None,
     };
 
-    Ok(Blueprint { map_size, seed, params, heights_raw, biomes, towns, water, curve, detail, erosion, warnings })
+    let rivers = match find(tags::RIVR) {
+        Some(s) => parse_rivers(s, &mut warnings)?,
+        None => None,
+    };
+
+    Ok(Blueprint { map_size, seed, params, heights_raw, biomes, towns, water, curve, detail, erosion, rivers, warnings })
 }
 
 /// Decode a little-endian grid into a new buffer with one copy (no zero-filling first).
@@ -562,6 +568,97 @@ fn parse_erosion(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<
             crater_mode: b[64],
         }
     }))
+}
+
+/// `RIVR` v1: the dials, then a counted list of rivers, each with a counted list of points. Every
+/// count is checked against the bytes left before anything is allocated for it.
+fn parse_rivers(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<RiverNetwork>, BlueprintError> {
+    let Some(b) = versioned(s, RIVR_VERSION, 2 + RIVR_DIALS_LEN + 4, warnings)? else {
+        return Ok(None);
+    };
+    let f = |i: usize| LE::read_f32(&b[6 + 4 * i..]);
+    let dials = RiverDialsMeta {
+        trunks: LE::read_u16(&b[0..]),
+        lake_rivers: LE::read_u16(&b[2..]),
+        tributaries: LE::read_u16(&b[4..]),
+        main_min_area: f(0),
+        tributary_min_area: f(1),
+        stem_min_area: f(2),
+        endorheic_min_area: f(3),
+        mouth_separation: f(4),
+        min_length_m: f(5),
+        width_scale: f(6),
+        depth_scale: f(7),
+        min_depth_m: f(8),
+        sea_margin_m: f(9),
+    };
+    // Offsets below are within the payload (which starts with the 2-byte version).
+    let p = s.payload;
+    let mut at = 2 + RIVR_DIALS_LEN;
+    let count = LE::read_i32(&p[at..]);
+    if count < 0 {
+        return Err(s.err_at(ErrorKind::NegativeCount { count }, at));
+    }
+    at += 4;
+    let short = |needed: usize| s.err(ErrorKind::PayloadTooShort { needed: needed as u64, found: s.length });
+    let finite = |what: &'static str, index: usize, v: f32, off: usize| {
+        if v.is_finite() { Ok(v) } else { Err(s.err_at(ErrorKind::NonFiniteValue { what, index, value: v }, off)) }
+    };
+    // A river needs at least its fixed record, so the count cannot promise more than the bytes.
+    if (count as u64) * RIVER_RECORD_LEN as u64 > (p.len() - at) as u64 {
+        return Err(short(at + count as usize * RIVER_RECORD_LEN));
+    }
+    let mut rivers = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        if p.len() < at + RIVER_RECORD_LEN {
+            return Err(short(at + RIVER_RECORD_LEN));
+        }
+        let r = &p[at..at + RIVER_RECORD_LEN];
+        let order = r[2];
+        if !(1..=2).contains(&order) {
+            return Err(s.err_at(ErrorKind::RiverOrderOutOfRange { index: i, order }, at + 2));
+        }
+        let g = |k: usize| LE::read_f32(&r[5 + 4 * k..]);
+        let names = ["river source x", "river source y", "river mouth x", "river mouth y", "river length"];
+        let mut v = [0f32; 5];
+        for k in 0..5 {
+            v[k] = finite(names[k], i, g(k), at + 5 + 4 * k)?;
+        }
+        let points = LE::read_i32(&r[25..]);
+        if points < 0 {
+            return Err(s.err_at(ErrorKind::NegativeCount { count: points }, at + 25));
+        }
+        at += RIVER_RECORD_LEN;
+        let need = points as usize * RIVER_POINT_LEN;
+        if p.len() - at < need {
+            return Err(short(at + need));
+        }
+        let mut course = Vec::with_capacity(points as usize);
+        for _ in 0..points {
+            let q = |k: usize| LE::read_f32(&p[at + 4 * k..]);
+            let pt = RiverPoint {
+                x: finite("river point x", i, q(0), at)?,
+                y: finite("river point y", i, q(1), at + 4)?,
+                width_m: finite("river width", i, q(2), at + 8)?,
+                discharge_m3s: finite("river discharge", i, q(3), at + 12)?,
+            };
+            course.push(pt);
+            at += RIVER_POINT_LEN;
+        }
+        rivers.push(River {
+            body_id: LE::read_u16(&r[0..]),
+            order,
+            mouth_body_id: LE::read_u16(&r[3..]),
+            source: [v[0], v[1]],
+            mouth: [v[2], v[3]],
+            length_m: v[4],
+            course,
+        });
+    }
+    if at != p.len() {
+        return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
+    }
+    Ok(Some(RiverNetwork { dials, rivers }))
 }
 
 /// Where a section sits in a file, for `isla info`.

@@ -81,6 +81,18 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
             grid(s.len(), b"WSRF")?;
         }
     }
+    if let Some(r) = &bp.rivers {
+        for (index, v) in r.rivers.iter().enumerate() {
+            if !(1..=2).contains(&v.order) {
+                return Err(model_err(ErrorKind::RiverOrderOutOfRange { index, order: v.order }, b"RIVR"));
+            }
+            let fixed = [v.source[0], v.source[1], v.mouth[0], v.mouth[1], v.length_m];
+            let points = v.course.iter().flat_map(|p| [p.x, p.y, p.width_m, p.discharge_m3s]);
+            if let Some(value) = fixed.into_iter().chain(points).find(|f| !f.is_finite()) {
+                return Err(model_err(ErrorKind::NonFiniteValue { what: "river value", index, value }, b"RIVR"));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -122,6 +134,9 @@ pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
     }
     if let Some(e) = &bp.erosion {
         write_erosion(&mut out, e);
+    }
+    if let Some(r) = &bp.rivers {
+        write_rivers(&mut out, r);
     }
     Ok(out)
 }
@@ -241,6 +256,47 @@ fn write_erosion(out: &mut Vec<u8>, e: &ErosionMeta) {
     }
     b.push(e.crater_mode);
     section(out, tags::EROS, &b);
+}
+
+/// `RIVR` v1: the river network; its own encoder, as the reader's `parse_rivers`.
+fn write_rivers(out: &mut Vec<u8>, r: &RiverNetwork) {
+    let points: usize = r.rivers.iter().map(|v| v.course.len()).sum();
+    let mut b = Vec::with_capacity(2 + RIVR_DIALS_LEN + 4 + r.rivers.len() * RIVER_RECORD_LEN + points * RIVER_POINT_LEN);
+    b.write_u16::<LE>(RIVR_VERSION).unwrap();
+    let d = &r.dials;
+    for v in [d.trunks, d.lake_rivers, d.tributaries] {
+        b.write_u16::<LE>(v).unwrap();
+    }
+    for v in [
+        d.main_min_area,
+        d.tributary_min_area,
+        d.stem_min_area,
+        d.endorheic_min_area,
+        d.mouth_separation,
+        d.min_length_m,
+        d.width_scale,
+        d.depth_scale,
+        d.min_depth_m,
+        d.sea_margin_m,
+    ] {
+        b.write_f32::<LE>(v).unwrap();
+    }
+    b.write_i32::<LE>(r.rivers.len() as i32).unwrap();
+    for v in &r.rivers {
+        b.write_u16::<LE>(v.body_id).unwrap();
+        b.push(v.order);
+        b.write_u16::<LE>(v.mouth_body_id).unwrap();
+        for f in [v.source[0], v.source[1], v.mouth[0], v.mouth[1], v.length_m] {
+            b.write_f32::<LE>(f).unwrap();
+        }
+        b.write_i32::<LE>(v.course.len() as i32).unwrap();
+        for p in &v.course {
+            for f in [p.x, p.y, p.width_m, p.discharge_m3s] {
+                b.write_f32::<LE>(f).unwrap();
+            }
+        }
+    }
+    section(out, tags::RIVR, &b);
 }
 
 /// Write a blueprint atomically: serialise, write a temporary file in the same folder, flush and

@@ -31,17 +31,18 @@ pub enum Command {
     Flight(FlightArgs),
 }
 
-/// Level of detail on or off (`off` draws every chunk in the view distance at full detail).
+/// A feature on or off (`--lod off` draws every chunk in the view distance at full detail;
+/// `--rivers off` forges without rivers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum LodSwitch {
+pub enum Switch {
     #[default]
     On,
     Off,
 }
 
-impl LodSwitch {
+impl Switch {
     pub fn enabled(self) -> bool {
-        self == LodSwitch::On
+        self == Switch::On
     }
 }
 
@@ -65,8 +66,8 @@ pub struct FlyArgs {
     #[arg(long)]
     pub lod_colours: bool,
     /// Level of detail (`off`: full detail within the view distance).
-    #[arg(long, value_enum, default_value_t = LodSwitch::On)]
-    pub lod: LodSwitch,
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub lod: Switch,
     /// With --lod off: chunks within this distance (m) of the camera are kept resident.
     #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
     pub view_distance: f32,
@@ -82,7 +83,7 @@ impl Default for FlyArgs {
             panel: false,
             map: false,
             lod_colours: false,
-            lod: LodSwitch::On,
+            lod: Switch::On,
             view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M,
         }
     }
@@ -99,6 +100,9 @@ pub struct ForgeArgs {
     /// Run the droplet hydraulic erosion (recorded in EROS).
     #[arg(long)]
     pub erosion: bool,
+    /// Plan, carve and water the rivers (recorded in RIVR): on (the default) or off.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub rivers: Switch,
     /// Also write PNG snapshots (height, biomes, water, depth) to this folder.
     #[arg(long)]
     pub snapshots: Option<PathBuf>,
@@ -145,8 +149,8 @@ pub struct ViewArgs {
     #[arg(long)]
     pub lod_colours: bool,
     /// Level of detail (`off`: full detail within the view distance).
-    #[arg(long, value_enum, default_value_t = LodSwitch::On)]
-    pub lod: LodSwitch,
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub lod: Switch,
     /// Sun elevation above the horizon, degrees (0..=90).
     #[arg(long, value_parser = sun_elevation, default_value_t = isla::app::scene::SUN_ELEVATION_DEG)]
     pub sun_elevation: f32,
@@ -220,8 +224,8 @@ pub struct FlightArgs {
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub frames: u32,
     /// Level of detail (`off`: full detail within the view distance).
-    #[arg(long, value_enum, default_value_t = LodSwitch::On)]
-    pub lod: LodSwitch,
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub lod: Switch,
     #[arg(long, default_value_t = 1280, value_parser = shot_side)]
     pub width: u32,
     #[arg(long, default_value_t = 720, value_parser = shot_side)]

@@ -50,6 +50,9 @@ pub fn forge(a: ForgeArgs) -> Outcome {
     if a.erosion {
         dials.erosion = Some(ErosionDials::new(a.size));
     }
+    if !a.rivers.enabled() {
+        dials.rivers = None;
+    }
     let t = std::time::Instant::now();
     let report = |r: &isla::forge::StageReport| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail);
     let bp = isla::forge::forge(&dials, report).map_err(|e| match e {
@@ -226,10 +229,45 @@ fn print_info_json(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
         "params": bp.params,
         "sections": sections,
         "water_bodies": bp.water.as_ref().and_then(|w| w.bodies.clone()).unwrap_or_default(),
+        "rivers": rivers_json(bp),
+        "river_dials": bp.rivers.as_ref().map(|r| r.dials),
         "stats": isla::world::island_stats(bp),
         "warnings": warnings,
     });
     println!("{}", serde_json::to_string_pretty(&v).expect("JSON"));
+}
+
+/// `info --json`'s `rivers`: per river its body, order, mouth body, length and course (`[x, y]`
+/// pixel points from source to mouth), with the width and discharge along it.
+fn rivers_json(bp: &Blueprint) -> Vec<serde_json::Value> {
+    let Some(net) = &bp.rivers else { return Vec::new() };
+    net.rivers
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "body_id": r.body_id,
+                "order": r.order,
+                "mouth_body_id": r.mouth_body_id,
+                "length_m": r.length_m,
+                "source": r.source,
+                "mouth": r.mouth,
+                "course": r.course.iter().map(|p| [p.x, p.y]).collect::<Vec<_>>(),
+                "width_m": r.course.iter().map(|p| p.width_m).collect::<Vec<_>>(),
+                "discharge_m3s": r.course.iter().map(|p| p.discharge_m3s).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
+}
+
+/// What a river flows into, for `info`'s text.
+fn mouth_name(bp: &Blueprint, id: u16) -> String {
+    let river = bp.rivers.as_ref().is_some_and(|n| n.rivers.iter().any(|r| r.body_id == id));
+    match bp.water.as_ref().and_then(|w| w.body(id)) {
+        _ if river => format!("river #{id}"),
+        Some(b) if b.kind == blueprint::WaterType::Ocean => format!("the ocean (#{id})"),
+        Some(_) => format!("lake #{id}"),
+        None => format!("body #{id}"),
+    }
 }
 
 fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[blueprint::SectionInfo]) {
@@ -282,6 +320,26 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
         s.seam_candidates,
         b.towns
     );
+    if let Some(net) = &bp.rivers {
+        println!("  rivers: {}", net.rivers.len());
+        for r in &net.rivers {
+            let last = r.course.last();
+            println!(
+                "    #{:<4} {} {:.2} km, ({:.0}, {:.0}) -> ({:.0}, {:.0}) into {}, {} points, {:.0} m wide and {:.2} m³/s at the mouth",
+                r.body_id,
+                if r.order == 1 { "main     " } else { "tributary" },
+                r.length_m / 1e3,
+                r.source[0],
+                r.source[1],
+                r.mouth[0],
+                r.mouth[1],
+                mouth_name(bp, r.mouth_body_id),
+                r.course.len(),
+                last.map_or(0.0, |p| p.width_m),
+                last.map_or(0.0, |p| p.discharge_m3s),
+            );
+        }
+    }
     for w in &bp.warnings {
         println!("  warning: {} at byte {}: {}", w.section, w.offset, w.message);
     }

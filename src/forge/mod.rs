@@ -15,6 +15,7 @@ mod biomes;
 pub mod crater;
 pub mod curve;
 pub mod erosion;
+pub mod rivers;
 mod shape;
 mod snapshots;
 mod towns;
@@ -26,6 +27,7 @@ use std::time::Instant;
 pub use crater::{Crater, CraterDials};
 pub use curve::{CurveDials, DetailDials, HeightCurve};
 pub use erosion::{ErosionDials, ErosionStats};
+pub use rivers::{RiverDials, RiverStats};
 pub use shape::{ShapeDials, coast_shelf, smooth_abs};
 pub use snapshots::snapshots;
 pub use water::{Classification, MIN_LAKE_DEPTH_M, MIN_LAKE_PIXELS, classify_water, spill_levels};
@@ -48,6 +50,8 @@ pub struct ForgeDials {
     pub crater: CraterDials,
     /// Droplet erosion on the render map; `None` (the default) = off.
     pub erosion: Option<ErosionDials>,
+    /// Rivers with water in them, after towns; `None` = off (`isla forge --rivers off`).
+    pub rivers: Option<RiverDials>,
 }
 
 impl ForgeDials {
@@ -61,6 +65,7 @@ impl ForgeDials {
             detail: Some(DetailDials::default()),
             crater: CraterDials::default(),
             erosion: None,
+            rivers: Some(RiverDials::default()),
         }
     }
 }
@@ -85,6 +90,7 @@ pub struct ForgeSummary {
     pub seam_pixels: u64,
     pub erosion: Option<ErosionStats>,
     pub towns: usize,
+    pub rivers: Option<RiverStats>,
     pub millis: f64,
 }
 
@@ -177,14 +183,32 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     };
 
     let t = Instant::now();
-    let (biomes, towns, detail) =
+    let (mut biomes, towns, detail) =
         biomes_stage(dials, &classify, &render, &class.body_ids, &curve, crater.as_ref(), &mut summary);
     stage("biomes", t, detail);
 
-    let detail = summary_stage(&class, &render, pixels, t_all, &mut summary);
-    stage("summary", t_all, detail);
+    let mut water = class.into_water();
+    let rivers = match &dials.rivers {
+        Some(r) => {
+            let t = Instant::now();
+            let inp = rivers::Inputs {
+                n,
+                sea,
+                mpr,
+                mpp,
+                towns: &towns,
+                crater: crater.as_ref(),
+            };
+            let (net, rs) = rivers::run(r, &inp, &mut render, &mut water, &mut biomes)?;
+            stage("rivers", t, rivers_detail(&rs));
+            summary.rivers = Some(rs);
+            Some(net)
+        }
+        None => None,
+    };
 
-    let water = class.into_water();
+    let detail = summary_stage(&water, &render, pixels, t_all, &mut summary);
+    stage("summary", t_all, detail);
     let blueprint = Blueprint {
         map_size: dials.size,
         seed: dials.seed,
@@ -203,6 +227,7 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
         curve: Some(curve.meta(sea, mpr)),
         detail: curve.detail_meta(),
         erosion: erosion_meta,
+        rivers,
         warnings: Vec::new(),
     };
     Ok(Forged { blueprint, classify_raw: classify, crater, curve, summary })
@@ -380,9 +405,28 @@ fn biomes_stage(
     (biomes, towns, detail)
 }
 
+/// The `rivers` report line.
+fn rivers_detail(rs: &RiverStats) -> String {
+    format!(
+        "{} rivers ({} tributaries), {:.1} km in all, longest {:.1} km; {} wet px, carved {} px (max cut {:.1} m); {} pits filled, {} terminal basins; drainage {:.0} ms, plan {:.0} ms, carve {:.0} ms; guards hold",
+        rs.rivers,
+        rs.tributaries,
+        rs.total_length_m / 1e3,
+        rs.longest_m / 1e3,
+        rs.wet_pixels,
+        rs.carved_pixels,
+        rs.max_cut_m,
+        rs.pits_filled,
+        rs.terminal_basins,
+        rs.drainage_ms,
+        rs.route_ms,
+        rs.carve_ms
+    )
+}
+
 /// The closing `summary` report: fills the whole-run figures of `summary` and returns the report line.
 fn summary_stage(
-    class: &Classification,
+    water: &crate::blueprint::Water,
     render: &[f32],
     pixels: f64,
     t_all: Instant,
@@ -391,16 +435,21 @@ fn summary_stage(
     let sea = SEA_LEVEL_RAW;
     let land = render.iter().filter(|&&h| h >= sea).count();
     summary.land_fraction = land as f64 / pixels;
-    summary.seam_pixels = class.body_ids.iter().zip(render).filter(|&(&id, &h)| id == 0 && h < sea).count() as u64;
+    summary.seam_pixels = water.body_ids.iter().zip(render).filter(|&(&id, &h)| id == 0 && h < sea).count() as u64;
     summary.millis = t_all.elapsed().as_secs_f64() * 1e3;
     let eroded = summary.erosion.as_ref().map_or("off".to_string(), |e| format!("{:.0} m³", e.eroded_m3));
+    let rivers = summary
+        .rivers
+        .as_ref()
+        .map_or("rivers off".to_string(), |r| format!("{} rivers ({:.1} km)", r.rivers, r.total_length_m / 1e3));
     format!(
-        "land {:.1}%, {} bodies, max depth {:.0} m, seam pixels {}, eroded {}, {} towns",
+        "land {:.1}%, {} bodies, max depth {:.0} m, seam pixels {}, eroded {}, {} towns, {}",
         100.0 * summary.land_fraction,
-        class.bodies.len(),
+        water.bodies.as_ref().map_or(0, |b| b.len()),
         summary.max_depth_m,
         summary.seam_pixels,
         eroded,
-        summary.towns
+        summary.towns,
+        rivers
     )
 }
