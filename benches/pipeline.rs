@@ -332,6 +332,7 @@ fn big_blueprint() -> std::path::PathBuf {
         curve: None,
         detail: None,
         erosion: None,
+        rivers: None,
         warnings: vec![],
     };
     blueprint::write_file_atomic(&path, &bp).unwrap();

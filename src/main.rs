@@ -7,6 +7,13 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Like any Unix filter: `isla info X | head` ends quietly when the reader goes away, instead
+    // of a write to the closed pipe panicking as an internal failure.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     cli::install_panic_hook();
     let parsed = match cli::args::Cli::try_parse() {
         Ok(parsed) => parsed,

@@ -244,6 +244,7 @@ fn big_island() -> isla::blueprint::Blueprint {
         curve: None,
         detail: None,
         erosion: None,
+        rivers: None,
         warnings: vec![],
     }
 }

@@ -263,3 +263,165 @@ fn island_1024_is_reproduced_byte_for_byte() {
     assert_eq!(json["seed"], ISLAND_1024_SEED);
     assert_eq!(json["size"], 1024);
 }
+
+/// The river rules (SPEC §2 "Rivers") checked from outside on a blueprint forged with rivers on,
+/// against the same island with them off: the ocean and every below-sea pixel identical, the
+/// crater core untouched, no town on water, water in BIOM exactly where WBID says, and along
+/// every course the level non-increasing toward the mouth and at least the minimum depth over the
+/// ground. Returns the rivers' lengths (metres).
+fn assert_river_rules(on: &blueprint::Blueprint, off: &blueprint::Blueprint) -> Vec<f32> {
+    let n = on.n();
+    let (w_on, w_off) = (on.water.as_ref().unwrap(), off.water.as_ref().unwrap());
+    let sea = on.params.sea_level_raw;
+    let net = on.rivers.as_ref().expect("a RIVR section");
+    assert!(off.rivers.is_none());
+    assert_eq!(w_on.ocean(), w_off.ocean(), "the ocean's WBTB record");
+    for i in 0..n * n {
+        assert_eq!(w_on.body_ids[i] == OCEAN_BODY_ID, w_off.body_ids[i] == OCEAN_BODY_ID, "ocean pixel {i}");
+        if off.heights_raw[i] < sea || on.heights_raw[i] < sea {
+            assert_eq!(on.heights_raw[i].to_bits(), off.heights_raw[i].to_bits(), "below-sea pixel {i}");
+        }
+        let water_biome = on.biomes[i] <= 1; // Ocean 0, Lake 1
+        assert_eq!(water_biome, w_on.body_ids[i] != 0, "BIOM and WBID at pixel {i}");
+        if w_off.body_ids[i] != 0 {
+            assert_eq!(w_on.body_ids[i], w_off.body_ids[i], "an existing body keeps its pixels");
+        }
+    }
+    if on.params.crater_radius > 0.0 {
+        let r = on.params.crater_radius * forge::crater::CARVE_FACTOR;
+        for x in 0..n {
+            for y in 0..n {
+                let (dx, dy) = (x as f32 - on.params.crater_x, y as f32 - on.params.crater_y);
+                if dx * dx + dy * dy <= r * r {
+                    let i = x * n + y;
+                    assert_eq!(on.heights_raw[i].to_bits(), off.heights_raw[i].to_bits(), "crater core {x},{y}");
+                    assert_eq!(w_on.body_ids[i], w_off.body_ids[i]);
+                }
+            }
+        }
+    }
+    for t in on.towns.as_ref().unwrap() {
+        let i = (t.x.round() as usize).min(n - 1) * n + (t.y.round() as usize).min(n - 1);
+        assert_eq!(w_on.body_ids[i], 0, "town at ({}, {}) on water", t.x, t.y);
+    }
+    let surface = w_on.surface.as_ref().unwrap();
+    let min_depth = net.dials.min_depth_m / on.params.metres_per_raw;
+    let mut lengths = Vec::new();
+    for r in &net.rivers {
+        let body = w_on.body(r.body_id).expect("each river is a water body");
+        assert_eq!(body.kind, blueprint::WaterType::Lake, "type 1 (fresh)");
+        assert!(w_on.body(r.mouth_body_id).is_some(), "the mouth's body exists");
+        assert_eq!(r.course.first().map(|p| [p.x, p.y]), Some(r.source));
+        assert_eq!(r.course.last().map(|p| [p.x, p.y]), Some(r.mouth));
+        let mut last = f32::INFINITY;
+        let mut wet = 0;
+        for p in &r.course {
+            let i = p.x as usize * n + p.y as usize;
+            if w_on.body_ids[i] != r.body_id {
+                continue; // a lake it passes through, or the river it joins
+            }
+            let level = water_level::decode(surface[i]).unwrap();
+            assert!(level <= last, "body {}: the level rises toward the mouth", r.body_id);
+            assert!(level >= on.heights_raw[i] + min_depth * 0.999, "body {}: shallower than the minimum", r.body_id);
+            last = level;
+            wet += 1;
+        }
+        assert!(wet * 2 > r.course.len(), "body {}: most of the course is its own water", r.body_id);
+        lengths.push(r.length_m);
+    }
+    lengths
+}
+
+/// SPEC §2 rivers, on a synthetic island: a slope from 150 m down into the sea with a valley and a
+/// town beside it, a crater on the slope; forged by the river stage alone, every guard holds.
+#[test]
+fn river_rules_hold_on_a_synthetic_slope() {
+    use forge::rivers::{Inputs, RiverDials, run};
+    let n = 192usize;
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, 251.0f32, 4.0f32);
+    let mut h = vec![0f32; n * n];
+    for x in 0..n {
+        for y in 0..n {
+            let valley = (y as f32 - 96.0 - 20.0 * (x as f32 / 30.0).sin()).abs();
+            let e_m = 150.0 - 170.0 * x as f32 / (n - 1) as f32 + 0.3 * valley + 6.0 * ((x * 7 + y * 13) % 5) as f32 / 5.0;
+            h[x * n + y] = sea + e_m / mpr;
+        }
+    }
+    let ids: Vec<u16> = h.iter().map(|&v| if v < sea { OCEAN_BODY_ID } else { 0 }).collect();
+    let ocean = blueprint::WaterBody {
+        id: OCEAN_BODY_ID,
+        kind: blueprint::WaterType::Ocean,
+        salinity: blueprint::Salinity::Salt,
+        surface_level_raw: sea,
+        pixel_count: ids.iter().filter(|&&i| i == 1).count() as i32,
+        centroid_x: 170.0,
+        centroid_y: 96.0,
+    };
+    let surface = ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(sea) }).collect();
+    let water = blueprint::Water { body_ids: ids, bodies: Some(vec![ocean]), surface: Some(surface) };
+    let towns = vec![blueprint::Town { x: 60.0, y: 60.0, tier: blueprint::TownTier::City, is_highway_node: true }];
+    let crater = forge::Crater { x: 40.0, y: 150.0, radius_px: 12.0 };
+    let biomes: Vec<u8> = water.body_ids.iter().map(|&i| if i == 0 { 3 } else { 0 }).collect();
+    let off = blueprint::Blueprint {
+        map_size: n as u32,
+        seed: 1,
+        params: blueprint::Params {
+            sea_level_raw: sea,
+            metres_per_raw: mpr,
+            metres_per_pixel: mpp,
+            crater_x: crater.x,
+            crater_y: crater.y,
+            crater_radius: crater.radius_px,
+        },
+        heights_raw: h,
+        biomes,
+        towns: Some(towns.clone()),
+        water: Some(water),
+        curve: None,
+        detail: None,
+        erosion: None,
+        rivers: None,
+        warnings: vec![],
+    };
+    let mut on = off.clone();
+    let dials = RiverDials { min_length_m: 200.0, ..RiverDials::default() };
+    let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: Some(&crater) };
+    let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
+    assert!(stats.carved_pixels > 0 && stats.wet_pixels > 0, "{stats:?}");
+    on.rivers = Some(net);
+    let lengths = assert_river_rules(&on, &off);
+    assert!(lengths.iter().any(|&l| l >= 400.0), "the valley's river runs most of the slope: {lengths:?}");
+    // Deterministic: the same input gives the same network and maps.
+    let mut again = off.clone();
+    let (net2, _) = run(&dials, &inp, &mut again.heights_raw, again.water.as_mut().unwrap(), &mut again.biomes).unwrap();
+    again.rivers = Some(net2);
+    assert_eq!(blueprint::to_bytes(&on).unwrap(), blueprint::to_bytes(&again).unwrap());
+}
+
+/// SPEC §2 rivers on the default island: at least three rivers of 1 km or more from the highland
+/// (their sources at least 100 m above sea) to the sea or a lake, and every guard holds against
+/// the island forged with rivers off.
+#[test]
+fn the_default_island_has_three_rivers_of_a_kilometre_from_the_highland() {
+    let on = &forged(ISLAND_1024_SEED, 1024).blueprint;
+    let mut dials = ForgeDials::new(ISLAND_1024_SEED, 1024);
+    dials.rivers = None;
+    let off = forge::forge(&dials, |_| {}).unwrap();
+    let lengths = assert_river_rules(on, &off);
+    let net = on.rivers.as_ref().unwrap();
+    let n = on.n();
+    let long: Vec<_> = net
+        .rivers
+        .iter()
+        .filter(|r| r.order == 1 && r.length_m >= 1000.0)
+        .filter(|r| {
+            let i = r.source[0] as usize * n + r.source[1] as usize;
+            (on.heights_raw[i] - SEA_LEVEL_RAW) * on.params.metres_per_raw >= 100.0
+        })
+        .collect();
+    assert!(long.len() >= 3, "rivers of 1 km from the highland: {} (lengths {lengths:?})", long.len());
+    for r in long {
+        let mouth = on.water.as_ref().unwrap().body(r.mouth_body_id).unwrap();
+        assert!(mouth.id == OCEAN_BODY_ID || mouth.id < net.rivers[0].body_id, "ends in the sea or a lake");
+    }
+}

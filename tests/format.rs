@@ -67,7 +67,50 @@ fn sample(n: u32) -> Blueprint {
             crater_feather_factor: 0.9,
             crater_mode: 1,
         }),
+        rivers: Some(sample_rivers()),
         warnings: vec![],
+    }
+}
+
+/// A `RIVR` network with every field distinct (two rivers, the second a tributary of the first).
+fn sample_rivers() -> RiverNetwork {
+    let pt = |x: f32, y: f32, w: f32, q: f32| RiverPoint { x, y, width_m: w, discharge_m3s: q };
+    RiverNetwork {
+        dials: RiverDialsMeta {
+            trunks: 3,
+            lake_rivers: 2,
+            tributaries: 4,
+            main_min_area: 0.002,
+            tributary_min_area: 0.0003,
+            stem_min_area: 0.00001,
+            endorheic_min_area: 0.004,
+            mouth_separation: 0.06,
+            min_length_m: 600.0,
+            width_scale: 1.25,
+            depth_scale: 0.75,
+            min_depth_m: 0.4,
+            sea_margin_m: 0.2,
+        },
+        rivers: vec![
+            River {
+                body_id: 7,
+                order: 1,
+                mouth_body_id: 1,
+                source: [3.0, 4.0],
+                mouth: [9.0, 12.0],
+                length_m: 41.5,
+                course: vec![pt(3.0, 4.0, 8.0, 0.01), pt(6.0, 8.0, 10.0, 0.02), pt(9.0, 12.0, 12.0, 0.03)],
+            },
+            River {
+                body_id: 8,
+                order: 2,
+                mouth_body_id: 7,
+                source: [1.0, 8.0],
+                mouth: [6.0, 8.0],
+                length_m: 20.0,
+                course: vec![pt(1.0, 8.0, 6.0, 0.004), pt(6.0, 8.0, 7.0, 0.005)],
+            },
+        ],
     }
 }
 
@@ -380,7 +423,7 @@ prop_compose! {
         Blueprint {
             map_size: n, seed,
             params: Params { sea_level_raw: sea, metres_per_raw: 251.0, metres_per_pixel: 2.0, crater_x: 0.0, crater_y: 0.0, crater_radius: 0.0 },
-            heights_raw, biomes: bs[..cells].to_vec(), towns: None, water, curve: None, detail: None, erosion: None, warnings: vec![],
+            heights_raw, biomes: bs[..cells].to_vec(), towns: None, water, curve: None, detail: None, erosion: None, rivers: None, warnings: vec![],
         }
     }
 }
@@ -498,4 +541,54 @@ fn direct_file_reading_agrees_with_reading_bytes() {
     unknown.extend_from_slice(b"abc");
     assert_eq!(check("unknown.dat", &unknown).unwrap().warnings.len(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// SPEC §1.5 `RIVR`: "a reader that predates RIVR still reads the island" — without the section
+/// every other section reads the same; an unknown version is skipped whole with a warning.
+#[test]
+fn rivr_is_optional_and_an_unknown_version_is_skipped() {
+    let bp = sample(N);
+    let bytes = to_bytes(&bp).unwrap();
+    let without = read_bytes(&remove_section(&bytes, b"RIVR")).unwrap();
+    assert_eq!(without, Blueprint { rivers: None, ..bp.clone() });
+    let at = section_at(&bytes, b"RIVR") + 12;
+    let mut v2 = bytes.clone();
+    v2[at..at + 2].copy_from_slice(&2u16.to_le_bytes());
+    let read = read_bytes(&v2).unwrap();
+    assert_eq!(read.rivers, None, "never misread");
+    assert_eq!(read.water, bp.water, "the water (where rivers live) is untouched");
+    assert!(read.warnings[0].message.contains("RIVR version 2"), "{:?}", read.warnings);
+}
+
+/// SPEC §1.7 for `RIVR`: a count that promises more rivers or points than the bytes hold, a bad
+/// order, a non-finite point and trailing bytes are each refused, naming the section.
+#[test]
+fn rivr_refusals_name_the_section_and_allocate_nothing_unbounded() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let at = section_at(&bytes, b"RIVR") + 12;
+    let count_at = at + 2 + RIVR_DIALS_LEN;
+    let first = count_at + 4;
+    let refuse = |patch: &dyn Fn(&mut Vec<u8>), what: &str| {
+        let mut b = bytes.clone();
+        patch(&mut b);
+        let e = err_of(&b);
+        let text = e.to_string();
+        assert!(text.starts_with("RIVR at byte"), "{what}: {text}");
+        e
+    };
+    refuse(&|b| b[count_at..count_at + 4].copy_from_slice(&i32::MAX.to_le_bytes()), "huge river count");
+    refuse(&|b| b[count_at..count_at + 4].copy_from_slice(&(-1i32).to_le_bytes()), "negative count");
+    let e = refuse(&|b| b[first + 2] = 3, "order 3");
+    assert!(matches!(e.kind, ErrorKind::RiverOrderOutOfRange { index: 0, order: 3 }));
+    refuse(&|b| b[first + 25..first + 29].copy_from_slice(&i32::MAX.to_le_bytes()), "huge point count");
+    let e = refuse(&|b| b[first + 29..first + 33].copy_from_slice(&f32::NAN.to_le_bytes()), "NaN point");
+    assert!(matches!(e.kind, ErrorKind::NonFiniteValue { what: "river point x", .. }));
+    // One byte more in the payload than the rivers use.
+    let mut long = remove_section(&bytes, b"RIVR");
+    let mut sec = section_bytes(&bytes, b"RIVR");
+    let len = u64::from_le_bytes(sec[4..12].try_into().unwrap()) + 1;
+    sec[4..12].copy_from_slice(&len.to_le_bytes());
+    sec.push(0);
+    long.extend_from_slice(&sec);
+    assert!(matches!(err_of(&long).kind, ErrorKind::InconsistentCount { .. }));
 }

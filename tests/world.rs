@@ -38,6 +38,7 @@ fn bowl() -> Blueprint {
         curve: None,
         detail: None,
         erosion: None,
+        rivers: None,
         warnings: vec![],
     }
 }
@@ -281,15 +282,19 @@ fn water_sheet_rules() {
     // Cells touching a wet corner: (0,0) [both], (0,1),(1,0),(1,1) [column (1,1)] → 4 quads.
     assert_eq!(out.indices.len(), 4 * 6);
     assert!(out.normals.iter().all(|n| *n == [0.0, 1.0, 0.0]));
-    // Every triangle is horizontal (no vertical faces) and wound counter-clockwise from above.
-    for t in out.indices.chunks(3) {
+    // Every triangle is wound counter-clockwise from above; the cells with one wet corner are flat.
+    for (q, t) in out.indices.chunks(3).enumerate() {
         let [p0, p1, p2] = [out.positions[t[0] as usize], out.positions[t[1] as usize], out.positions[t[2] as usize]];
-        assert!(p0[1] == p1[1] && p1[1] == p2[1], "flat");
+        if q >= 2 {
+            assert!(p0[1] == p1[1] && p1[1] == p2[1], "flat");
+        }
         let ny = (p1[2] - p0[2]) * (p2[0] - p0[0]) - (p1[0] - p0[0]) * (p2[2] - p0[2]);
         assert!(ny > 0.0, "faces up");
     }
-    // Cell (0,0) has both wet corners: flat at the highest (12 m), coloured by the deepest (70 m).
-    assert!(out.positions[..4].iter().all(|p| p[1] == 12.0));
+    // Cell (0,0) has two wet corners at different levels: each at its own level, the dry ones at
+    // the highest (12 m); coloured by the deepest (70 m).
+    let ys: Vec<f32> = out.positions[..4].iter().map(|p| p[1]).collect();
+    assert_eq!(ys, vec![10.0, 12.0, 12.0, 12.0], "corners (0,0), (0,1), (1,1), (1,0)");
     assert_eq!(out.colors[0], water_colour(70.0));
     assert_eq!(water_colour(70.0), water_colour(60.0), "ramp bottoms out at 60 m");
     assert!(water_colour(0.0)[3] < water_colour(30.0)[3]);
@@ -879,4 +884,120 @@ fn the_snow_line_sits_at_the_foot_of_the_snow_caps() {
         *b = Biome::Mountain as u8;
     }
     assert_eq!(isla::mesh::palette::snow_line_m(&bp), None);
+}
+
+/// A 64² blueprint with a river (body 2) running down the X axis through rows 28..36: its level
+/// falls 0.5 m per column, its bed 3 m under the level; the ocean (body 1) beyond X = 56.
+fn sloped_river() -> Blueprint {
+    let n = N as usize;
+    let mut bp = bowl();
+    let level = |x: usize| 0.3 - 0.002 * x as f32;
+    for x in 0..n {
+        for y in 0..n {
+            let river = (28..36).contains(&y) && (8..56).contains(&x);
+            bp.heights_raw[x * n + y] = if x >= 56 { 0.05 } else if river { level(x) - 3.0 / MPR } else { 0.4 };
+        }
+    }
+    let bodies = vec![
+        ocean_body(SEA),
+        WaterBody { id: 2, kind: WaterType::Lake, salinity: Salinity::Fresh, surface_level_raw: SEA, ..ocean_body(SEA) },
+    ];
+    with_water(
+        bp,
+        |i, _| {
+            let (x, y) = (i / n, i % n);
+            if x >= 56 {
+                (1, water_level::encode(SEA))
+            } else if (28..36).contains(&y) && x >= 8 {
+                (2, water_level::encode(level(x)))
+            } else {
+                (0, 0)
+            }
+        },
+        bodies,
+    )
+}
+
+/// Whether a vertical ray at (x, z) hits one of the sheet's triangles.
+fn ray_hits(m: &WaterMesh, x: f32, z: f32) -> bool {
+    m.indices.chunks(3).any(|t| {
+        let [a, b, c] = [m.positions[t[0] as usize], m.positions[t[1] as usize], m.positions[t[2] as usize]];
+        let cross = |p: [f32; 3], q: [f32; 3]| (q[0] - p[0]) * (z - p[2]) - (q[2] - p[2]) * (x - p[0]);
+        let (d0, d1, d2) = (cross(a, b), cross(b, c), cross(c, a));
+        (d0 >= -1e-4 && d1 >= -1e-4 && d2 >= -1e-4) || (d0 <= 1e-4 && d1 <= 1e-4 && d2 <= 1e-4)
+    })
+}
+
+/// SPEC §4 "Within one water body the sheet is continuous": a descending river is drawn through
+/// its corners' levels — rays through every cell of its footprint hit the sheet, and every vertex
+/// a river cell shares with another river cell has one height (no steps, no slits); the full
+/// detail chunks and a coarse LOD tile both.
+#[test]
+fn a_sloped_river_sheet_has_no_gap_seen_from_above() {
+    let src = WorldSource::new(Arc::new(sloped_river()));
+    let col = src.layout.column_m;
+    let mut sheets = Vec::new();
+    for (cx, cz) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let chunk = build_chunk(&src, ChunkCoord::new(cx, cz));
+        let mut m = WaterMesh::default();
+        mesh_water(&chunk, &mut m);
+        sheets.push(m);
+    }
+    let all = WaterMesh {
+        positions: sheets.iter().flat_map(|m| m.positions.clone()).collect(),
+        normals: vec![],
+        colors: vec![],
+        indices: {
+            let mut base = 0u32;
+            let mut v = Vec::new();
+            for m in &sheets {
+                v.extend(m.indices.iter().map(|i| i + base));
+                base += m.positions.len() as u32;
+            }
+            v
+        },
+    };
+    // Rays at the centre, the edges and the corners of every river cell (x 8..55, z 28..35).
+    let mut rays = 0;
+    for x in 8..55 {
+        for z in 28..35 {
+            for (fx, fz) in [(0.5, 0.5), (0.0, 0.5), (0.999, 0.5), (0.5, 0.0), (0.5, 0.999), (0.0, 0.0), (0.999, 0.999)] {
+                let (wx, wz) = ((x as f32 + fx) * col, (z as f32 + fz) * col);
+                assert!(ray_hits(&all, wx, wz), "a ray at column ({x}.{fx}, {z}.{fz}) sees through the sheet");
+                rays += 1;
+            }
+        }
+    }
+    assert!(rays > 2000);
+    // One height per shared vertex among cells whose four corners are river water.
+    let mut heights: std::collections::HashMap<(i64, i64), f32> = Default::default();
+    for q in all.positions.chunks(4) {
+        let inside = q.iter().all(|p| {
+            let (x, z) = ((p[0] / col).round() as i64, (p[2] / col).round() as i64);
+            (8..56).contains(&x) && (28..36).contains(&z)
+        });
+        if !inside {
+            continue;
+        }
+        for p in q {
+            let key = ((p[0] / col).round() as i64, (p[2] / col).round() as i64);
+            let y = *heights.entry(key).or_insert(p[1]);
+            assert_eq!(y, p[1], "a step between river cells at column {key:?}");
+        }
+    }
+    // The river does descend: its sheet spans the levels.
+    let ys: Vec<f32> = heights.values().copied().collect();
+    let (lo, hi) = ys.iter().fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+    assert!(hi - lo > 20.0, "sheet from {lo} to {hi} m");
+
+    // A coarse tile (level 1) over the same river: rays through the river's footprint hit it.
+    let tree = isla::world::lod::LodTree::new(&src);
+    let mut m = isla::mesh::lod::LodMesh::default();
+    isla::mesh::lod::mesh_tile(&src, isla::world::lod::NodeId::new(1, 0, 0), tree.top_level, isla::mesh::Shading::Palette, &mut m);
+    for x in 8..55 {
+        for z in 28..35 {
+            let (wx, wz) = ((x as f32 + 0.5) * col, (z as f32 + 0.5) * col);
+            assert!(ray_hits(&m.water, wx, wz), "the coarse sheet has a hole at column ({x}, {z})");
+        }
+    }
 }

@@ -126,6 +126,7 @@ pub fn map_ui(
             ui.checkbox(&mut l.elevation_bands, "cliff-elevation bands");
             ui.checkbox(&mut l.cliffiness, "cliffiness");
             ui.checkbox(&mut l.chunk_grid, "chunk grid");
+            ui.checkbox(&mut l.rivers, "rivers");
             ui.checkbox(&mut l.towns, "towns");
             let mut cliffs = l.cliffs.is_some();
             ui.checkbox(&mut cliffs, "cliffs");

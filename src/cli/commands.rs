@@ -325,7 +325,7 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
         for r in &net.rivers {
             let last = r.course.last();
             println!(
-                "    #{:<4} {} {:.2} km, ({:.0}, {:.0}) -> ({:.0}, {:.0}) into {}, {} points, {:.0} m wide and {:.2} m³/s at the mouth",
+                "    #{:<4} {} {:.2} km, ({:.0}, {:.0}) -> ({:.0}, {:.0}) into {}, {} points, {:.0} m wide and {:.3} m³/s at the mouth",
                 r.body_id,
                 if r.order == 1 { "main     " } else { "tributary" },
                 r.length_m / 1e3,

@@ -7,7 +7,7 @@ use super::place::{CliffPlacement, CliffStats, place_cliffs};
 use super::presets::{FieldsError, PresetFields};
 use super::raster::{
     BACKGROUND_COLOUR, CameraMarker, CliffColouring, MapRegion, RgbaImage, paint_camera, paint_chunk_grid,
-    paint_cliffiness, paint_cliffs, paint_elevation_bands, paint_terrain, paint_towns, paint_water_bodies,
+    paint_cliffiness, paint_cliffs, paint_elevation_bands, paint_rivers, paint_terrain, paint_towns, paint_water_bodies,
 };
 use super::settings::CliffSettings;
 use super::water::WaterMask;
@@ -15,7 +15,7 @@ use crate::blueprint::Blueprint;
 use std::path::Path;
 
 /// Which layers to draw. Terrain is the base; the others are drawn over it in this order:
-/// water bodies, elevation bands, cliffiness, chunk grid, cliffs, towns, camera.
+/// water bodies, elevation bands, cliffiness, chunk grid, cliffs, rivers, towns, camera.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct MapLayers {
     /// Hypsometric tint with hillshade, water shaded by true depth (needs a blueprint).
@@ -26,13 +26,15 @@ pub struct MapLayers {
     pub chunk_grid: bool,
     /// `None` hides the cliffs.
     pub cliffs: Option<CliffColouring>,
+    /// The river network (`RIVR`) as lines.
+    pub rivers: bool,
     pub towns: bool,
     /// Drawn when the request carries a camera.
     pub camera: bool,
 }
 
 impl Default for MapLayers {
-    /// What the map opens with: terrain, cliffs in the reference colour, towns, camera.
+    /// What the map opens with: terrain, cliffs in the reference colour, rivers, towns, camera.
     fn default() -> Self {
         Self {
             terrain: true,
@@ -41,6 +43,7 @@ impl Default for MapLayers {
             cliffiness: false,
             chunk_grid: false,
             cliffs: Some(CliffColouring::Reference),
+            rivers: true,
             towns: true,
             camera: true,
         }
@@ -56,6 +59,7 @@ impl MapLayers {
         cliffiness: false,
         chunk_grid: false,
         cliffs: None,
+        rivers: false,
         towns: false,
         camera: false,
     };
@@ -67,12 +71,13 @@ impl MapLayers {
         cliffiness: true,
         chunk_grid: true,
         cliffs: Some(CliffColouring::ByOrientation),
+        rivers: true,
         towns: true,
         camera: true,
     };
     /// Layer names for a CLI list: terrain, water-bodies, bands, cliffiness, grid, cliffs,
-    /// cliffs-by-orientation, towns, camera; plus `all` and `none`.
-    pub const NAMES: [&'static str; 11] = [
+    /// cliffs-by-orientation, rivers, towns, camera; plus `all` and `none`.
+    pub const NAMES: [&'static str; 12] = [
         "terrain",
         "water-bodies",
         "bands",
@@ -80,6 +85,7 @@ impl MapLayers {
         "grid",
         "cliffs",
         "cliffs-by-orientation",
+        "rivers",
         "towns",
         "camera",
         "all",
@@ -97,6 +103,7 @@ impl MapLayers {
                 "grid" => l.chunk_grid = true,
                 "cliffs" => l.cliffs = Some(CliffColouring::Reference),
                 "cliffs-by-orientation" => l.cliffs = Some(CliffColouring::ByOrientation),
+                "rivers" => l.rivers = true,
                 "towns" => l.towns = true,
                 "camera" => l.camera = true,
                 "all" => l = MapLayers::ALL,
@@ -214,6 +221,9 @@ pub fn compose(req: &MapRequest, placement: Option<CliffPlacement>) -> MapRender
     }
     if let (Some(p), Some(colouring)) = (&placement, l.cliffs) {
         paint_cliffs(&mut img, r, p, colouring);
+    }
+    if let (Some(bp), true) = (req.blueprint, l.rivers) {
+        paint_rivers(&mut img, r, bp);
     }
     if let (Some(bp), true) = (req.blueprint, l.towns) {
         paint_towns(&mut img, r, bp);

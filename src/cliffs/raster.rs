@@ -295,6 +295,44 @@ pub fn paint_cliffs(img: &mut RgbaImage, region: &MapRegion, p: &CliffPlacement,
     }
 }
 
+/// River lines: main rivers in bright blue, tributaries lighter; each as wide as its channel
+/// (at least one image pixel).
+const RIVER_COLOURS: [[u8; 3]; 2] = [[30, 110, 255], [90, 170, 255]];
+
+/// Rivers (`RIVR`): each course drawn as a line of discs along its points.
+pub fn paint_rivers(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
+    let Some(net) = &bp.rivers else { return };
+    let s = region.tiles_per_px.max(1) as f64;
+    let mpp = bp.params.metres_per_pixel as f64;
+    for r in &net.rivers {
+        let colour = RIVER_COLOURS[(r.order.clamp(1, 2) - 1) as usize];
+        for w in r.course.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let (ax, ay) = region.px_of(a.x as f64 + 0.5, a.y as f64 + 0.5);
+            let (bx, by) = region.px_of(b.x as f64 + 0.5, b.y as f64 + 0.5);
+            let radius = (b.width_m as f64 / mpp / 2.0 / s).max(0.5);
+            let steps = (((bx - ax).hypot(by - ay)) * 2.0).ceil().max(1.0) as usize;
+            for k in 0..=steps {
+                let t = k as f64 / steps as f64;
+                let (cx, cy) = (ax + (bx - ax) * t, ay + (by - ay) * t);
+                let ri = radius.ceil() as i64;
+                for dy in -ri..=ri {
+                    for dx in -ri..=ri {
+                        let (x, y) = (cx.floor() as i64 + dx, cy.floor() as i64 + dy);
+                        if x < 0 || y < 0 || x >= img.width as i64 || y >= img.height as i64 {
+                            continue;
+                        }
+                        let (ex, ey) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
+                        if ex * ex + ey * ey <= (radius + 0.5) * (radius + 0.5) {
+                            img.put(x as u32, y as u32, colour);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Towns: a square per town, sized and coloured by tier, with a dark outline.
 pub fn paint_towns(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
     let Some(towns) = &bp.towns else { return };

@@ -1,32 +1,40 @@
 //! Rivers with water in them (SPEC §2): drainage, plan, carve, water — after towns, before roads.
 //!
-//! 1. **Drainage** on the render map. Every water pixel (the ocean and the lakes) is an outlet. An
+//! 1. **Drainage** on the render map. Outlets are the ocean and the lakes a river cannot leave
+//!    (near sea level, or large); other lakes are flats at their level that water crosses. An
 //!    8-connected priority flood from the outlets and the map border fills every dry depression
-//!    one ulp above its spill (Barnes' heap-and-pit variant), for routing only: the terrain is not
-//!    touched by it. A filled depression at least [`ENDO_MIN_DEPTH_M`] deep and
-//!    [`RiverDials::endorheic_min_area`] large reverts to the real surface and keeps its flow (a
-//!    dry terminal basin: no river is planned into it). D8 directions on that routing surface,
-//!    then flow accumulation in Kahn (topological) order.
+//!    one ulp above its spill (Barnes' heap-and-pit variant) — a routing surface only, the terrain
+//!    is not touched by it. A filled depression at least [`ENDO_MIN_DEPTH_M`] deep and
+//!    [`RiverDials::endorheic_min_area`] large reverts to the real surface (a dry terminal basin:
+//!    flow into it ends there and no river is planned into it). D8 directions on the routing
+//!    surface, then flow accumulation and longest flow paths in Kahn (topological) order.
 //! 2. **Plan.** Outlets into the ocean body ranked by drained area, the top
-//!    [`RiverDials::trunks`] a minimum distance apart become trunks; outlets into lakes with
-//!    enough inflow become lake rivers. Each main stem is traced upstream along the largest
-//!    inflow; below its mountain exit (where the stem stops sustaining [`EXIT_GRADE`]) it is
-//!    re-routed by a deterministic least-cost path whose cost is the elevation above sea
-//!    ("lowground": it meanders through low ground) to its body. Tributaries branch off the upland
-//!    stems down to [`RiverDials::tributary_min_area`].
+//!    [`RiverDials::trunks`] a minimum distance apart become trunks; outlets into lakes become
+//!    lake rivers ([`RiverDials::lake_rivers`]). Each main stem is traced upstream along the
+//!    longest flow path; below its mountain exit (where the stem stops sustaining [`EXIT_GRADE`])
+//!    it is re-routed to its body by a deterministic least-cost path whose cost is the elevation
+//!    above sea ("lowground": it meanders through low ground). Tributaries branch off the upland
+//!    stems down to [`RiverDials::tributary_min_area`]. Stems and routes keep clear of the towns'
+//!    grounds and the crater core.
 //! 3. **Carve** each course in plan order: a parabolic channel with a smoothstep shoulder, width
-//!    and depth growing with the drained area, the bed monotone non-increasing toward the mouth
-//!    and held at or above sea + [`RiverDials::sea_margin_m`] (and above what it flows into);
-//!    water and below-sea pixels are read-only, the crater core and the towns' grounds are left
-//!    alone. A course that reaches a river carved before it ends there (a confluence).
+//!    and depth growing with the drained area; the bed follows the routing surface (so a pit on
+//!    the way stays as a pool instead of a canyon being cut through its rim), is monotone
+//!    non-increasing toward the mouth and held at or above sea + [`RiverDials::sea_margin_m`]
+//!    (and above what the river flows into). Water and below-sea pixels are read-only; the crater
+//!    core and the towns' grounds are left alone. A course that reaches the channel of a river
+//!    carved before it ends there (a confluence).
 //! 4. **Water.** Each river is a fresh water body (type 1) whose `WSRF` level descends
 //!    monotonically from source to mouth, at least [`RiverDials::min_depth_m`] above its bed, and
-//!    never below the level of what it flows into. Its pixels are the channel pixels under that
-//!    level; `BIOM` marks them as lake water.
+//!    never below the level of a lake it crosses or of what it flows into. Its pixels are the
+//!    channel pixels under that level; `BIOM` marks them as lake water.
 //! 5. **Guards** ([`check`]) on every run; a violation is an internal failure and nothing is written.
 //!
 //! Everything is sequential, scan-ordered and tie-broken by pixel index: the result is the same
 //! on any thread count.
+
+// Grid code: one pixel index reads several parallel per-pixel arrays, and neighbour k reads the
+// direction tables; index loops say that more plainly than zipped iterators.
+#![allow(clippy::needless_range_loop)]
 
 use super::crater::{CARVE_FACTOR, Crater};
 use crate::blueprint::{
@@ -71,8 +79,9 @@ const HALF_WIDTH_HEAD_M: f32 = 4.0;
 const HALF_WIDTH_PER_SIZE_M: f32 = 12.0;
 /// The water stands this share of the channel depth above the bed (at least the minimum depth).
 const WATER_SHARE: f32 = 0.6;
-/// Runoff that turns drained area into the discharge `RIVR` records: 1e-8 m/s ≈ 315 mm a year.
-const RUNOFF_M_PER_S: f64 = 1e-8;
+/// Runoff that turns drained area into the discharge `RIVR` records: 6.3e-8 m/s, about 2 m of rain
+/// a year leaving a humid island as streamflow.
+const RUNOFF_M_PER_S: f64 = 6.3e-8;
 
 /// The river dials. The island's shape scales with the map, so areas and distances are given as
 /// fractions of the map (area / N², distance / N); [`RiverDials::new`] gives the defaults.
@@ -177,6 +186,8 @@ struct Plan {
     cells: Vec<usize>,
     /// Drained area (pixels) at each cell, from the drainage analysis.
     area: Vec<u32>,
+    /// The routing surface at each cell: where a course crosses a pit, the level the pit fills to.
+    ground: Vec<f32>,
     order: u8,
     /// The body the course flows into (ocean or lake); tributaries get theirs from the junction.
     mouth_body: u16,
@@ -193,6 +204,8 @@ struct Carved {
     surface: Vec<f32>,
     half_width_px: Vec<f32>,
     area_px: Vec<u32>,
+    /// The level of what it flows into where it meets it (the sea, a lake, the parent river).
+    mouth_level: f32,
     body_id: u16,
 }
 
@@ -243,7 +256,7 @@ pub fn run(
             continue; // the parent was dropped
         }
         let Some(mut c) =
-            profile(d, inp, render, &water.body_ids, &outlet, &levels, p, &carved, &owner, &owner_point)
+            profile(d, inp, &water.body_ids, &outlet, &levels, p, &carved, &owner, &owner_point)
         else {
             continue;
         };
@@ -280,6 +293,17 @@ pub fn run(
     }
     drop(owner);
     drop(owner_point);
+    // Every course point on dry ground is wetted by its own river, so a river without a wet pixel
+    // should not occur; if one does, it gets no body and what flowed into it flows into what it
+    // flowed into (its record's mouth is remapped), so no mouth ever names a missing body.
+    let mut mouth_of: Vec<(u16, f32)> = carved.iter().map(|c| (c.mouth_body, c.mouth_level)).collect();
+    for k in 0..carved.len() {
+        let (mut m, mut l) = mouth_of[k];
+        while let Some(j) = carved.iter().position(|c| c.body_id == m).filter(|&j| pixels[j] == 0) {
+            (m, l) = mouth_of[j];
+        }
+        mouth_of[k] = (m, l);
+    }
     let bodies = water.bodies.get_or_insert_with(Vec::new);
     let mut rivers = Vec::new();
     for (k, c) in carved.iter().enumerate() {
@@ -291,18 +315,16 @@ pub fn run(
             id: c.body_id,
             kind: WaterType::Lake,
             salinity: Salinity::Fresh,
-            surface_level_raw: levels_of(&levels, bodies_level(&carved, c.mouth_body), c.mouth_body),
+            surface_level_raw: mouth_of[k].1,
             pixel_count: pixels[k] as i32,
             centroid_x: (sums[k].0 / px) as f32,
             centroid_y: (sums[k].1 / px) as f32,
         });
         stats.wet_pixels += pixels[k];
-        rivers.push(to_record(inp, c));
+        let mut record = to_record(inp, c);
+        record.mouth_body_id = mouth_of[k].0;
+        rivers.push(record);
     }
-    // A river without a wet pixel has no body: what flowed into it keeps its record but not a
-    // dangling mouth. (Rare; its tributaries' mouths then name no body and are dropped too.)
-    let known: std::collections::HashSet<u16> = bodies.iter().map(|b| b.id).collect();
-    rivers.retain(|r: &River| known.contains(&r.mouth_body_id));
     stats.carve_ms = elapsed_ms(t);
     stats.rivers = rivers.len();
     stats.tributaries = rivers.iter().filter(|r| r.order > 1).count();
@@ -311,16 +333,6 @@ pub fn run(
     let network = RiverNetwork { dials: d.meta(), rivers };
     check(inp, &before, render, water, biomes, &network, &carved)?;
     Ok((network, stats))
-}
-
-/// The level of a body id among the bodies the river stage started with, or of a river carved
-/// earlier (its level at the mouth).
-fn bodies_level(carved: &[Carved], id: u16) -> Option<f32> {
-    carved.iter().find(|c| c.body_id == id).map(|c| *c.surface.last().expect("non-empty course"))
-}
-
-fn levels_of(levels: &[f32], river: Option<f32>, id: u16) -> f32 {
-    river.unwrap_or_else(|| levels.get(id as usize).copied().unwrap_or(f32::NAN))
 }
 
 /// `WBTB` levels indexed by body id (NaN where there is none).
@@ -409,6 +421,8 @@ struct Drainage {
     acc: Vec<u32>,
     /// Length (pixels) of the longest flow path from a source down to each cell.
     longest: Vec<f32>,
+    /// The routing surface: pits filled one ulp above their spill, terminal basins as they are.
+    filled: Vec<f32>,
 }
 
 const SINK: u8 = 255;
@@ -551,13 +565,11 @@ fn drainage(d: &RiverDials, inp: &Inputs<'_>, render: &[f32], outlet: &[bool], s
             k => k as u8,
         };
     }
-    drop(filled);
-
     // 4. Accumulation in Kahn order (dry cells only; water cells only receive).
     let mut acc = vec![0u32; total];
     let mut indeg = vec![0u8; total];
     let mut longest = vec![0f32; total];
-    let dr = Drainage { dir, acc: Vec::new(), longest: Vec::new() };
+    let dr = Drainage { dir, acc: Vec::new(), longest: Vec::new(), filled: Vec::new() };
     for i in 0..total {
         if !outlet[i]
             && dr.dir[i] < TO_WATER
@@ -587,7 +599,7 @@ fn drainage(d: &RiverDials, inp: &Inputs<'_>, render: &[f32], outlet: &[bool], s
             q.push_back(t);
         }
     }
-    Drainage { dir: dr.dir, acc, longest }
+    Drainage { dir: dr.dir, acc, longest, filled }
 }
 
 /// Trace a stem upstream from `from` along the longest flow path (the hydrologists' main stem)
@@ -730,8 +742,8 @@ fn plan(
     let mut plans = Vec::new();
     let mut trib_plans = Vec::new();
     let min_main_px = d.min_length_m / inp.mpp;
-    for (outlet, body) in mains {
-        let stem = trace_up(dr, n, outlet, stem_min, &near); // stem[0] = outlet
+    for (mouth, body) in mains {
+        let stem = trace_up(dr, n, mouth, stem_min, &near); // stem[0] = the last cell before water
         // Mountain exit: the first point from the mouth whose upstream window still climbs.
         let mut exit = None;
         for i in 0..stem.len().saturating_sub(window) {
@@ -794,11 +806,13 @@ fn plan(
             tc.push(sc);
             if course_length_px(n, &tc) >= 0.5 * min_main_px {
                 let area = tc.iter().map(|&c| dr.acc[c]).collect();
-                tribs.push(Plan { cells: tc, area, order: 2, mouth_body: 0, parent: Some(parent) });
+                let ground = tc.iter().map(|&c| dr.filled[c]).collect();
+                tribs.push(Plan { cells: tc, area, ground, order: 2, mouth_body: 0, parent: Some(parent) });
             }
         }
         let area = cells.iter().map(|&c| dr.acc[c]).collect();
-        plans.push(Plan { cells, area, order: 1, mouth_body: body, parent: None });
+        let ground = cells.iter().map(|&c| dr.filled[c]).collect();
+        plans.push(Plan { cells, area, ground, order: 1, mouth_body: body, parent: None });
         trib_plans.extend(tribs);
     }
     // Main rivers first (a tributary needs its parent carved): parents keep their indices.
@@ -891,7 +905,6 @@ impl Router {
 fn profile(
     d: &RiverDials,
     inp: &Inputs<'_>,
-    render: &[f32],
     ids: &[u16],
     outlet: &[bool],
     levels: &[f32],
@@ -908,8 +921,9 @@ fn profile(
     // Floors from what the river flows into: bed and level.
     let mut floor_bed = sea + d.sea_margin_m / mpr;
     let mut floor_surface = f32::MIN;
+    let mut mouth_level = level_of(mouth_body);
     if mouth_body > OCEAN_BODY_ID {
-        floor_bed = floor_bed.max(level_of(mouth_body) + d.sea_margin_m / mpr);
+        floor_bed = floor_bed.max(mouth_level + d.sea_margin_m / mpr);
     }
     let mut joined = false;
     for &c in &p.cells {
@@ -923,6 +937,7 @@ fn profile(
             mouth_body = j.body_id;
             floor_bed = floor_bed.max(j.bed[pt]);
             floor_surface = j.surface[pt];
+            mouth_level = floor_surface;
             joined = true;
             break;
         }
@@ -941,7 +956,8 @@ fn profile(
         return None;
     }
     let m = cells.len();
-    let area_of: std::collections::HashMap<usize, u32> = p.cells.iter().copied().zip(p.area.iter().copied()).collect();
+    // The kept cells are a run of the plan's cells: index them by the plan's position.
+    let offset = p.cells.iter().position(|&c| c == cells[0]).expect("a kept cell is a plan cell");
     let (mut bed, mut surface, mut half, mut area) = (vec![0f32; m], vec![0f32; m], vec![0f32; m], vec![0u32; m]);
     let mut depth = vec![0f32; m];
     let acc_km2 = |a: u32| a as f32 * mpp * mpp * 1e-6;
@@ -949,13 +965,16 @@ fn profile(
     let (mut a_run, mut prev_bed) = (0u32, f32::INFINITY);
     for (i, &c) in cells.iter().enumerate() {
         // The drained area never shrinks downstream (a re-routed reach leaves the D8 network).
-        a_run = a_run.max(area_of.get(&c).copied().unwrap_or(0));
+        a_run = a_run.max(p.area[offset + i]);
         area[i] = a_run;
         let size = (acc_km2(a_run) / REFERENCE_AREA_KM2).sqrt().min(2.0);
         depth[i] = ((DEPTH_HEAD_M + DEPTH_PER_SIZE_M * size) * d.depth_scale).max(d.min_depth_m + 0.1);
         half[i] = ((HALF_WIDTH_HEAD_M + HALF_WIDTH_PER_SIZE_M * size) * d.width_scale / mpp).max(1.5);
         let step = if i == 0 { 0.0 } else { course_length_px(n, &cells[i - 1..=i]) * mpp };
-        let own = if ids[c] != 0 { level_of(ids[c]) - min_depth } else { render[c] - depth[i] / mpr };
+        // Under the routing surface, not the terrain: through a pit the bed runs at the level the
+        // pit fills to (the pit stays, as a pool) instead of cutting a canyon through its rim.
+        let own =
+            if ids[c] != 0 { level_of(ids[c]) - min_depth } else { p.ground[offset + i] - depth[i] / mpr };
         bed[i] = own.min(prev_bed - MIN_BED_SLOPE * step / mpr);
         prev_bed = bed[i];
     }
@@ -991,7 +1010,17 @@ fn profile(
             return None;
         }
     }
-    Some(Carved { cells, order: p.order, mouth_body, bed, surface, half_width_px: half, area_px: area, body_id: 0 })
+    Some(Carved {
+        cells,
+        order: p.order,
+        mouth_body,
+        bed,
+        surface,
+        half_width_px: half,
+        area_px: area,
+        mouth_level,
+        body_id: 0,
+    })
 }
 
 /// Stamp one river into the render map and claim its channel pixels: a parabola from the bed to
@@ -1090,7 +1119,6 @@ struct Snapshot {
 
 impl Snapshot {
     fn take(inp: &Inputs<'_>, render: &[f32], water: &Water) -> Self {
-        let n = inp.n;
         let ocean = water.ocean().copied();
         let ocean_pixels =
             water.body_ids.iter().enumerate().filter(|(_, id)| **id == OCEAN_BODY_ID).map(|(i, _)| i as u32).collect();
@@ -1104,7 +1132,6 @@ impl Snapshot {
             .into_iter()
             .map(|i| (i as u32, render[i].to_bits(), water.body_ids[i]))
             .collect();
-        let _ = n;
         Self { ocean, ocean_pixels, below_sea, core }
     }
 }
@@ -1163,13 +1190,6 @@ fn check(
                 "river guard: body {} is {:.2} m deep at point {i}, under the minimum",
                 c.body_id,
                 (s - b) * inp.mpr
-            );
-            let id = water.body_ids[c.cells[i]];
-            let crossing = id != 0 && id < first_river;
-            ensure!(
-                crossing || render[c.cells[i]] <= b + 1e-6,
-                "river guard: body {}'s ground stands above its bed",
-                c.body_id
             );
         }
     }

@@ -276,8 +276,9 @@ fn mesh_tile_water(
     let n = bp.map_size as i64;
     let top = src.layout.top_m();
     let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
-    // Per cell: Some((surface Y bits, colour bits)) when drawn.
-    let mut cells: Vec<Option<(f32, [f32; 4])>> = vec![None; nx * nz];
+    // Per cell, when drawn: its corners' surface Y ((i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j))
+    // and its colour. Flat cells (all four equal) merge; sloped ones are drawn alone.
+    let mut cells: Vec<Option<([f32; 4], [f32; 4])>> = vec![None; nx * nz];
     for a in 0..nx {
         for b in 0..nz {
             let (i, j) = (i0 + a as i64, j0 + b as i64);
@@ -311,7 +312,13 @@ fn mesh_tile_water(
             if floats {
                 continue;
             }
-            cells[a * nz + b] = Some((top_y, water_colour(deepest)));
+            // Wet corners at their own level (a river descending), dry ones at the cell's highest.
+            let corner = |ci: i64, cj: i64| {
+                let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
+                water_column(bp, &src.water, cx as u32, cz as u32, top).map_or(top_y, |w| w.water_surface_y_m)
+            };
+            let ys = [corner(i, j), corner(i, j + 1), corner(i + 1, j + 1), corner(i + 1, j)];
+            cells[a * nz + b] = Some((ys, water_colour(deepest)));
         }
     }
     // Greedy merge: grow each unvisited cell along z, then along x, while cells are equal.
@@ -323,7 +330,8 @@ fn mesh_tile_water(
             if done[a * nz + b] {
                 continue;
             }
-            let same = |a: usize, b: usize| !done[a * nz + b] && cells[a * nz + b] == Some(key);
+            let flat = key.0.iter().all(|&y| y == key.0[0]);
+            let same = |a: usize, b: usize| flat && !done[a * nz + b] && cells[a * nz + b] == Some(key);
             let mut b1 = b + 1;
             while b1 < nz && same(a, b1) {
                 b1 += 1;
@@ -339,9 +347,9 @@ fn mesh_tile_water(
             }
             let (x0, x1) = (grid.line(i0 + a as i64) as f32 * col, grid.line(i0 + a1 as i64) as f32 * col);
             let (z0, z1) = (grid.line(j0 + b as i64) as f32 * col, grid.line(j0 + b1 as i64) as f32 * col);
-            let (y, colour) = key;
+            let ([y00, y01, y11, y10], colour) = key;
             let base = out.positions.len() as u32;
-            for p in [[x0, y, z0], [x0, y, z1], [x1, y, z1], [x1, y, z0]] {
+            for p in [[x0, y00, z0], [x0, y01, z1], [x1, y11, z1], [x1, y10, z0]] {
                 out.positions.push(p);
                 out.normals.push([0.0, 1.0, 0.0]);
                 out.colors.push(colour);

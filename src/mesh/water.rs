@@ -1,7 +1,10 @@
 //! The water sheet (SPEC §4): a separate, flat, upward-facing mesh per chunk.
 //!
-//! Per cell of four columns: drawn if **any** corner is wet, flat at the **highest** wet corner's
-//! surface (which carries the sheet under the shoreline so no dry gap shows along coasts), coloured
+//! Per cell of four columns: drawn if **any** corner is wet; each wet corner at its own column's
+//! surface and each dry corner at the cell's **highest** wet surface (which carries the sheet under
+//! the shoreline so no dry gap shows along coasts). A body at one level is flat; a river whose
+//! columns step down is drawn through its corners' levels, so neighbouring cells share their edges
+//! and a sloped sheet has neither steps nor slits. Coloured
 //! by the **deepest** wet corner's true depth through a smoothstep ramp from shallow teal to deep
 //! navy that bottoms out at [`RAMP_DEPTH_M`]. Only horizontal quads: sheets of neighbouring chunks
 //! never overlap, so translucent water never stacks alpha.
@@ -77,12 +80,14 @@ pub fn mesh_water_styled(chunk: &ChunkData, highlight_seam: bool, out: &mut Wate
             let mut deepest = f32::MIN;
             let mut any = false;
             let mut seam = false;
-            for &(x, z) in &corners {
+            let mut level = [None; 4];
+            for (k, &(x, z)) in corners.iter().enumerate() {
                 if let Some(c) = water.columns[ChunkData::column_index(x, z)] {
                     any = true;
                     seam |= c.seam;
                     top = top.max(c.water_surface_y_m);
                     deepest = deepest.max(c.true_depth_m);
+                    level[k] = Some(c.water_surface_y_m);
                 }
             }
             if !any {
@@ -90,10 +95,10 @@ pub fn mesh_water_styled(chunk: &ChunkData, highlight_seam: bool, out: &mut Wate
             }
             let colour = if highlight_seam && seam { SEAM_HIGHLIGHT } else { water_colour(deepest) };
             let base = out.positions.len() as u32;
-            for &(x, z) in &corners {
+            for (k, &(x, z)) in corners.iter().enumerate() {
                 let wx = (chunk.origin_px.0 + x as i64) as f32 * chunk.column_m;
                 let wz = (chunk.origin_px.1 + z as i64) as f32 * chunk.column_m;
-                out.positions.push([wx, top, wz]);
+                out.positions.push([wx, level[k].unwrap_or(top), wz]);
                 out.normals.push([0.0, 1.0, 0.0]);
                 out.colors.push(colour);
             }
