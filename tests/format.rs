@@ -583,6 +583,15 @@ fn rivr_refusals_name_the_section_and_allocate_nothing_unbounded() {
     refuse(&|b| b[first + 25..first + 29].copy_from_slice(&i32::MAX.to_le_bytes()), "huge point count");
     let e = refuse(&|b| b[first + 29..first + 33].copy_from_slice(&f32::NAN.to_le_bytes()), "NaN point");
     assert!(matches!(e.kind, ErrorKind::NonFiniteValue { what: "river point x", .. }));
+    // A point far off the map (which a map would walk to) and a negative width.
+    let e = refuse(&|b| b[first + 29..first + 33].copy_from_slice(&1e30f32.to_le_bytes()), "point off the map");
+    assert!(matches!(e.kind, ErrorKind::RiverValueOutOfRange { what: "river point x", .. }), "{e}");
+    let e = refuse(&|b| b[first + 37..first + 41].copy_from_slice(&(-1f32).to_le_bytes()), "negative width");
+    assert!(matches!(e.kind, ErrorKind::RiverValueOutOfRange { what: "river width", .. }), "{e}");
+    // The writer refuses what the reader would.
+    let mut bad = sample(N);
+    bad.rivers.as_mut().unwrap().rivers[0].course[1].x = N as f32 + 1.0;
+    assert!(to_bytes(&bad).is_err());
     // One byte more in the payload than the rivers use.
     let mut long = remove_section(&bytes, b"RIVR");
     let mut sec = section_bytes(&bytes, b"RIVR");

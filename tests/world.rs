@@ -281,7 +281,10 @@ fn water_sheet_rules() {
     mesh_water(&chunk, &mut out);
     // Cells touching a wet corner: (0,0) [both], (0,1),(1,0),(1,1) [column (1,1)] → 4 quads.
     assert_eq!(out.indices.len(), 4 * 6);
-    assert!(out.normals.iter().all(|n| *n == [0.0, 1.0, 0.0]));
+    // Flat cells face straight up; the sloped one (cell (0,0)) tilts toward its low corner.
+    assert!(out.normals[4..].iter().all(|n| *n == [0.0, 1.0, 0.0]));
+    let tilt = out.normals[0];
+    assert!(tilt[1] > 0.8 && tilt[0] < 0.0 && tilt[2] < 0.0, "{tilt:?}");
     // Every triangle is wound counter-clockwise from above; the cells with one wet corner are flat.
     for (q, t) in out.indices.chunks(3).enumerate() {
         let [p0, p1, p2] = [out.positions[t[0] as usize], out.positions[t[1] as usize], out.positions[t[2] as usize]];

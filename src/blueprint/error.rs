@@ -20,6 +20,7 @@ pub enum ErrorKind {
     BiomeOutOfRange { x: u32, y: u32, ordinal: u8 },
     TownTierOutOfRange { index: usize, tier: u8 },
     RiverOrderOutOfRange { index: usize, order: u8 },
+    RiverValueOutOfRange { what: &'static str, index: usize, value: f32, max: f32 },
     WaterTypeOutOfRange { index: usize, value: u8 },
     SalinityOutOfRange { index: usize, value: u8 },
     NegativeCount { count: i32 },
@@ -98,6 +99,9 @@ impl fmt::Display for BlueprintError {
             ),
             TownTierOutOfRange { index, tier } => {
                 write!(f, "town {index} has tier {tier}, known tiers are 0..=3")
+            }
+            RiverValueOutOfRange { what, index, value, max } => {
+                write!(f, "river {index}: {what} is {value}, it must lie in 0..={max}")
             }
             RiverOrderOutOfRange { index, order } => {
                 write!(f, "river {index} has order {order}, known orders are 1 (main) and 2 (tributary)")

@@ -18,7 +18,7 @@ pub const TDTL_LEN: usize = 30;
 /// `EROS` body version with a known layout (v3: core/feather crater protection, 67 B).
 pub const EROS_VERSION: u16 = 3;
 pub const EROS_LEN: usize = 67;
-/// One `WBTB` record: id, type, salinity, level, pixel count, centroid.
+/// `RIVR`: the river network (Isla's own section).
 pub const RIVR_VERSION: u16 = 1;
 /// `RIVR` v1: the version, then the dials block.
 pub const RIVR_DIALS_LEN: usize = 3 * 2 + 10 * 4;
@@ -26,6 +26,7 @@ pub const RIVR_DIALS_LEN: usize = 3 * 2 + 10 * 4;
 pub const RIVER_RECORD_LEN: usize = 2 + 1 + 2 + 4 * 4 + 4 + 4;
 pub const RIVER_POINT_LEN: usize = 16;
 
+/// One `WBTB` record: id, type, salinity, level, pixel count, centroid.
 pub const WATER_BODY_RECORD_LEN: usize = 20;
 /// One `TOWN` record: x, y, tier, highway flag.
 pub const TOWN_RECORD_LEN: usize = 10;
@@ -267,7 +268,7 @@ pub struct RiverPoint {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct River {
     pub body_id: u16,
-    /// 1 main river (to the ocean or a lake), 2 tributary.
+    /// 1 main river (to the ocean or a lake), 2 tributary (it flows into another river).
     pub order: u8,
     /// The body at the mouth: the ocean, a lake or the river it joins.
     pub mouth_body_id: u16,

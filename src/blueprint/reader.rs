@@ -352,7 +352,7 @@ fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids)
     };
 
     let rivers = match find(tags::RIVR) {
-        Some(s) => parse_rivers(s, &mut warnings)?,
+        Some(s) => parse_rivers(s, map_size, &params, &mut warnings)?,
         None => None,
     };
 
@@ -572,7 +572,12 @@ fn parse_erosion(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<
 
 /// `RIVR` v1: the dials, then a counted list of rivers, each with a counted list of points. Every
 /// count is checked against the bytes left before anything is allocated for it.
-fn parse_rivers(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<RiverNetwork>, BlueprintError> {
+fn parse_rivers(
+    s: &Section<'_>,
+    map_size: u32,
+    params: &Params,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<RiverNetwork>, BlueprintError> {
     let Some(b) = versioned(s, RIVR_VERSION, 2 + RIVR_DIALS_LEN + 4, warnings)? else {
         return Ok(None);
     };
@@ -604,6 +609,18 @@ fn parse_rivers(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<R
     let finite = |what: &'static str, index: usize, v: f32, off: usize| {
         if v.is_finite() { Ok(v) } else { Err(s.err_at(ErrorKind::NonFiniteValue { what, index, value: v }, off)) }
     };
+    // Points lie on the map (pixel index coordinates) and widths within its extent: a river is
+    // drawn by walking its points, so a far-away point must not be able to stall a reader's map.
+    let side = map_size as f32;
+    let extent_m = side * params.metres_per_pixel;
+    let within = |what: &'static str, index: usize, v: f32, hi: f32, off: usize| {
+        let v = finite(what, index, v, off)?;
+        if (0.0..=hi).contains(&v) {
+            Ok(v)
+        } else {
+            Err(s.err_at(ErrorKind::RiverValueOutOfRange { what, index, value: v, max: hi }, off))
+        }
+    };
     // A river needs at least its fixed record, so the count cannot promise more than the bytes.
     if (count as u64) * RIVER_RECORD_LEN as u64 > (p.len() - at) as u64 {
         return Err(short(at + count as usize * RIVER_RECORD_LEN));
@@ -619,11 +636,12 @@ fn parse_rivers(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<R
             return Err(s.err_at(ErrorKind::RiverOrderOutOfRange { index: i, order }, at + 2));
         }
         let g = |k: usize| LE::read_f32(&r[5 + 4 * k..]);
-        let names = ["river source x", "river source y", "river mouth x", "river mouth y", "river length"];
+        let names = ["river source x", "river source y", "river mouth x", "river mouth y"];
         let mut v = [0f32; 5];
-        for k in 0..5 {
-            v[k] = finite(names[k], i, g(k), at + 5 + 4 * k)?;
+        for k in 0..4 {
+            v[k] = within(names[k], i, g(k), side, at + 5 + 4 * k)?;
         }
+        v[4] = finite("river length", i, g(4), at + 21)?;
         let points = LE::read_i32(&r[25..]);
         if points < 0 {
             return Err(s.err_at(ErrorKind::NegativeCount { count: points }, at + 25));
@@ -637,9 +655,9 @@ fn parse_rivers(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<R
         for _ in 0..points {
             let q = |k: usize| LE::read_f32(&p[at + 4 * k..]);
             let pt = RiverPoint {
-                x: finite("river point x", i, q(0), at)?,
-                y: finite("river point y", i, q(1), at + 4)?,
-                width_m: finite("river width", i, q(2), at + 8)?,
+                x: within("river point x", i, q(0), side, at)?,
+                y: within("river point y", i, q(1), side, at + 4)?,
+                width_m: within("river width", i, q(2), extent_m, at + 8)?,
                 discharge_m3s: finite("river discharge", i, q(3), at + 12)?,
             };
             course.push(pt);

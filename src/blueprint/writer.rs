@@ -91,6 +91,16 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
             if let Some(value) = fixed.into_iter().chain(points).find(|f| !f.is_finite()) {
                 return Err(model_err(ErrorKind::NonFiniteValue { what: "river value", index, value }, b"RIVR"));
             }
+            let side = n as f32;
+            let extent_m = side * p.metres_per_pixel;
+            let coords = [v.source[0], v.source[1], v.mouth[0], v.mouth[1]]
+                .into_iter()
+                .chain(v.course.iter().flat_map(|q| [q.x, q.y]))
+                .map(|c| ("river coordinate", c, side));
+            let widths = v.course.iter().map(|q| ("river width", q.width_m, extent_m));
+            if let Some((what, value, max)) = coords.chain(widths).find(|(_, c, max)| !(0.0..=*max).contains(c)) {
+                return Err(model_err(ErrorKind::RiverValueOutOfRange { what, index, value, max }, b"RIVR"));
+            }
         }
     }
     Ok(())

@@ -310,8 +310,11 @@ pub fn paint_rivers(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
             let (a, b) = (w[0], w[1]);
             let (ax, ay) = region.px_of(a.x as f64 + 0.5, a.y as f64 + 0.5);
             let (bx, by) = region.px_of(b.x as f64 + 0.5, b.y as f64 + 0.5);
-            let radius = (b.width_m as f64 / mpp / 2.0 / s).max(0.5);
-            let steps = (((bx - ax).hypot(by - ay)) * 2.0).ceil().max(1.0) as usize;
+            // Bounded whatever the file says (the reader keeps points on the map): a disc of at
+            // most 64 image pixels, steps of half a pixel along at most the image's diagonal.
+            let radius = (b.width_m as f64 / mpp / 2.0 / s).clamp(0.5, 64.0);
+            let diagonal = (img.width as f64).hypot(img.height as f64);
+            let steps = (((bx - ax).hypot(by - ay)).min(diagonal) * 2.0).ceil().max(1.0) as usize;
             for k in 0..=steps {
                 let t = k as f64 / steps as f64;
                 let (cx, cy) = (ax + (bx - ax) * t, ay + (by - ay) * t);

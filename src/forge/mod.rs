@@ -408,7 +408,7 @@ fn biomes_stage(
 /// The `rivers` report line.
 fn rivers_detail(rs: &RiverStats) -> String {
     format!(
-        "{} rivers ({} tributaries), {:.1} km in all, longest {:.1} km; {} wet px, carved {} px (max cut {:.1} m); {} pits filled, {} terminal basins; drainage {:.0} ms, plan {:.0} ms, carve {:.0} ms; guards hold",
+        "{} rivers ({} tributaries), {:.1} km in all, longest {:.1} km; {} wet px, carved {} px (max cut {:.1} m); {} depressions filled, {} terminal basins; drainage {:.0} ms, plan {:.0} ms, carve {:.0} ms; guards hold",
         rs.rivers,
         rs.tributaries,
         rs.total_length_m / 1e3,
@@ -416,7 +416,7 @@ fn rivers_detail(rs: &RiverStats) -> String {
         rs.wet_pixels,
         rs.carved_pixels,
         rs.max_cut_m,
-        rs.pits_filled,
+        rs.depressions_filled,
         rs.terminal_basins,
         rs.drainage_ms,
         rs.route_ms,

@@ -137,9 +137,9 @@ impl RiverDials {
     /// `RIVR`'s record of the dials as applied.
     pub fn meta(&self) -> RiverDialsMeta {
         RiverDialsMeta {
-            trunks: self.trunks as u16,
-            lake_rivers: self.lake_rivers as u16,
-            tributaries: self.tributaries as u16,
+            trunks: self.trunks.min(u16::MAX as u32) as u16,
+            lake_rivers: self.lake_rivers.min(u16::MAX as u32) as u16,
+            tributaries: self.tributaries.min(u16::MAX as u32) as u16,
             main_min_area: self.main_min_area,
             tributary_min_area: self.tributary_min_area,
             stem_min_area: self.stem_min_area,
@@ -174,7 +174,7 @@ pub struct RiverStats {
     pub wet_pixels: u64,
     pub carved_pixels: u64,
     pub max_cut_m: f32,
-    pub pits_filled: u64,
+    pub depressions_filled: u64,
     pub terminal_basins: u64,
     pub drainage_ms: f64,
     pub route_ms: f64,
@@ -236,16 +236,18 @@ pub fn run(
     let t = std::time::Instant::now();
     let levels = body_levels(water);
     let (outlet, route_h) = routing_surface(d, inp, render, water, &levels);
-    let drain = drainage(d, inp, &route_h, &outlet, &mut stats);
+    let drain = drainage(d, inp, route_h, &outlet, &water.body_ids, &mut stats);
     stats.drainage_ms = elapsed_ms(t);
 
     let t = std::time::Instant::now();
-    let plans = plan(d, inp, &route_h, &water.body_ids, &outlet, &protected, &drain);
+    let plans = plan(d, inp, render, &water.body_ids, &outlet, &protected, &drain);
     stats.route_ms = elapsed_ms(t);
     drop(drain);
 
     let t = std::time::Instant::now();
-    let next_id = water.bodies.as_ref().map_or(OCEAN_BODY_ID, |b| b.iter().map(|b| b.id).max().unwrap_or(0)) + 1;
+    // River ids follow the bodies already there (never the ocean's id, even with an empty table).
+    let last_id = water.bodies.as_ref().and_then(|b| b.iter().map(|b| b.id).max()).unwrap_or(OCEAN_BODY_ID);
+    let next_id = last_id.max(OCEAN_BODY_ID).saturating_add(1);
     let mut owner = vec![0u32; n * n]; // carved river index + 1 per channel pixel
     let mut owner_point = vec![0u32; n * n];
     let mut owner_r = vec![f32::INFINITY; n * n];
@@ -277,8 +279,8 @@ pub fn run(
     let mut sums = vec![(0f64, 0f64); carved.len()];
     for i in 0..n * n {
         let k = owner[i];
-        if k == 0 || water.body_ids[i] != 0 || protected[i] {
-            continue;
+        if k == 0 || water.body_ids[i] != 0 || protected[i] || render[i] < inp.sea {
+            continue; // water, protected ground and below-sea pixels are never a river's
         }
         let c = &carved[k as usize - 1];
         let level = c.surface[owner_point[i] as usize];
@@ -403,8 +405,9 @@ fn protected_mask(inp: &Inputs<'_>) -> Vec<bool> {
     for t in inp.towns {
         disc(t.x, t.y, town_r);
     }
-    if let Some(c) = inp.crater {
-        disc(c.x, c.y, c.radius_px * CARVE_FACTOR);
+    // The crater core from the very pixel list the guard compares.
+    for i in core_pixels(inp) {
+        m[i] = true;
     }
     m
 }
@@ -445,11 +448,23 @@ fn neighbour(i: usize, n: usize, k: usize) -> Option<usize> {
     (x >= 0 && y >= 0 && x < n as i64 && y < n as i64).then(|| x as usize * n + y as usize)
 }
 
-fn drainage(d: &RiverDials, inp: &Inputs<'_>, render: &[f32], outlet: &[bool], stats: &mut RiverStats) -> Drainage {
+/// `route_h` (the routing heights of [`routing_surface`]) becomes the filled routing surface.
+fn drainage(
+    d: &RiverDials,
+    inp: &Inputs<'_>,
+    route_h: Vec<f32>,
+    outlet: &[bool],
+    ids: &[u16],
+    stats: &mut RiverStats,
+) -> Drainage {
+    let lake = |i: usize| ids[i] != 0 && !outlet[i];
     let n = inp.n;
     let total = n * n;
     // 1. Priority flood from the outlets (dry pixels touching water) and the dry border.
-    let mut filled: Vec<f32> = render.to_vec();
+    // The pit and basin tests below compare against the unfilled heights: keep what the fill
+    // raises (few pixels) rather than a second map.
+    let mut filled = route_h;
+    let mut raised: Vec<(u32, f32)> = Vec::new();
     let mut seen = vec![false; total];
     let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
     let mut pit: VecDeque<usize> = VecDeque::new();
@@ -482,7 +497,12 @@ fn drainage(d: &RiverDials, inp: &Inputs<'_>, render: &[f32], outlet: &[bool], s
             seen[j] = true;
             if filled[j] <= fc {
                 // One ulp above the parent: a strictly descending way back out of every pit.
-                filled[j] = f32::from_bits(fc.to_bits() + if fc >= 0.0 { 1 } else { u32::MAX });
+                if !lake(j) {
+                    // A lake crossed is a flat at its level, not a pit: its cells stay out of
+                    // the depression search below.
+                    raised.push((j as u32, filled[j]));
+                }
+                filled[j] = fc.next_up();
                 pit.push_back(j);
             } else {
                 heap.push(Reverse((ord_key(filled[j]), j as u32)));
@@ -493,29 +513,34 @@ fn drainage(d: &RiverDials, inp: &Inputs<'_>, render: &[f32], outlet: &[bool], s
     drop(pit);
 
     // 2. Depressions (8-connected cells the fill raised); deep and large ones revert.
+    raised.sort_unstable_by_key(|r| r.0);
+    let orig = |i: usize| raised[raised.binary_search_by_key(&(i as u32), |r| r.0).expect("a raised cell")].1;
     let min_area = (d.endorheic_min_area as f64 * total as f64).max(1.0) as usize;
-    let mut in_pool = seen; // reuse: true = already assigned to a pool (or not a pool cell)
-    in_pool.iter_mut().for_each(|v| *v = false);
+    let mut pending = seen; // reuse: true = raised and not yet in a pool
+    pending.fill(false);
+    for &(i, _) in &raised {
+        pending[i as usize] = true;
+    }
     let mut members = Vec::new();
-    for s in 0..total {
-        if in_pool[s] || filled[s] <= render[s] {
+    for &(s, _) in &raised {
+        let s = s as usize;
+        if !pending[s] {
             continue;
         }
         members.clear();
         members.push(s);
-        in_pool[s] = true;
+        pending[s] = false;
         let mut q = 0;
         let mut depth = 0f32;
         while q < members.len() {
             let c = members[q];
             q += 1;
-            depth = depth.max((filled[c] - render[c]) * inp.mpr);
+            depth = depth.max((filled[c] - orig(c)) * inp.mpr);
             for k in 0..8 {
                 if let Some(j) = neighbour(c, n, k)
-                    && !in_pool[j]
-                    && filled[j] > render[j]
+                    && pending[j]
                 {
-                    in_pool[j] = true;
+                    pending[j] = false;
                     members.push(j);
                 }
             }
@@ -523,14 +548,15 @@ fn drainage(d: &RiverDials, inp: &Inputs<'_>, render: &[f32], outlet: &[bool], s
         if depth >= ENDO_MIN_DEPTH_M && members.len() >= min_area {
             stats.terminal_basins += 1;
             for &c in &members {
-                filled[c] = render[c];
+                filled[c] = orig(c);
             }
         } else {
-            stats.pits_filled += 1;
+            stats.depressions_filled += 1;
         }
     }
-    drop(in_pool);
+    drop(pending);
     drop(members);
+    drop(raised);
 
     // 3. D8 on the routing surface; into water when no dry neighbour is lower.
     let mut dir = vec![SINK; total];
@@ -747,7 +773,8 @@ fn plan(
         // Mountain exit: the first point from the mouth whose upstream window still climbs.
         let mut exit = None;
         for i in 0..stem.len().saturating_sub(window) {
-            let rise_m = (render[stem[i + window]] - render[stem[i]]) * inp.mpr;
+            // On the routing surface: a crossed lake reads as its level, not its bed.
+            let rise_m = (dr.filled[stem[i + window]] - dr.filled[stem[i]]) * inp.mpr;
             if rise_m / (window as f32 * inp.mpp) >= EXIT_GRADE {
                 exit = Some(i);
                 break;
@@ -1012,7 +1039,8 @@ fn profile(
     }
     Some(Carved {
         cells,
-        order: p.order,
+        // A main course that ends in another river is that river's tributary.
+        order: if joined { 2 } else { p.order },
         mouth_body,
         bed,
         surface,
@@ -1109,30 +1137,54 @@ fn to_record(inp: &Inputs<'_>, c: &Carved) -> River {
     }
 }
 
-/// What the guards compare against: the state before the river stage.
+/// What the guards compare against: the state before the river stage. The ocean's pixels and the
+/// below-sea heights are kept as digests (a 64-bit mix of every index and value), not copies: the
+/// sea is most of the map.
 struct Snapshot {
     ocean: Option<WaterBody>,
-    ocean_pixels: Vec<u32>,
-    below_sea: Vec<(u32, u32)>,
+    ocean_digest: u64,
+    below_sea_digest: u64,
     core: Vec<(u32, u32, u16)>,
+}
+
+/// Order-dependent 64-bit digest of `(index, value)` pairs (splitmix64 steps).
+fn digest(pairs: impl Iterator<Item = (usize, u32)>) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    pairs.fold(0x9e37_79b9_7f4a_7c15, |h, (i, v)| mix(h ^ mix(((i as u64) << 32) | v as u64)))
+}
+
+fn ocean_digest(water: &Water) -> u64 {
+    digest(water.body_ids.iter().enumerate().filter(|(_, id)| **id == OCEAN_BODY_ID).map(|(i, _)| (i, 1)))
+}
+
+/// Every below-sea pixel's height and body id.
+fn below_sea_digest(render: &[f32], ids: &[u16], sea: f32) -> u64 {
+    digest(
+        render
+            .iter()
+            .zip(ids)
+            .enumerate()
+            .filter(|(_, (h, _))| **h < sea)
+            .flat_map(|(i, (h, id))| [(i, h.to_bits()), (i, *id as u32)]),
+    )
 }
 
 impl Snapshot {
     fn take(inp: &Inputs<'_>, render: &[f32], water: &Water) -> Self {
-        let ocean = water.ocean().copied();
-        let ocean_pixels =
-            water.body_ids.iter().enumerate().filter(|(_, id)| **id == OCEAN_BODY_ID).map(|(i, _)| i as u32).collect();
-        let below_sea = render
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| **h < inp.sea)
-            .map(|(i, h)| (i as u32, h.to_bits()))
-            .collect();
         let core = core_pixels(inp)
             .into_iter()
             .map(|i| (i as u32, render[i].to_bits(), water.body_ids[i]))
             .collect();
-        Self { ocean, ocean_pixels, below_sea, core }
+        Self {
+            ocean: water.ocean().copied(),
+            ocean_digest: ocean_digest(water),
+            below_sea_digest: below_sea_digest(render, &water.body_ids, inp.sea),
+            core,
+        }
     }
 }
 
@@ -1168,12 +1220,11 @@ fn check(
     let n = inp.n;
     // 1. The ocean body and every below-sea pixel as they were.
     ensure!(water.ocean().copied() == before.ocean, "river guard: the ocean body's WBTB record changed");
-    let ocean_now: Vec<u32> =
-        water.body_ids.iter().enumerate().filter(|(_, id)| **id == OCEAN_BODY_ID).map(|(i, _)| i as u32).collect();
-    ensure!(ocean_now == before.ocean_pixels, "river guard: the ocean's pixels changed");
-    let below_now: Vec<(u32, u32)> =
-        render.iter().enumerate().filter(|(_, h)| **h < inp.sea).map(|(i, h)| (i as u32, h.to_bits())).collect();
-    ensure!(below_now == before.below_sea, "river guard: a below-sea pixel changed or appeared");
+    ensure!(ocean_digest(water) == before.ocean_digest, "river guard: the ocean's pixels changed");
+    ensure!(
+        below_sea_digest(render, &water.body_ids, inp.sea) == before.below_sea_digest,
+        "river guard: a below-sea pixel changed or appeared"
+    );
     // 2. Bed and level monotone along every course, the level at least the minimum depth up.
     let min_depth = net.dials.min_depth_m / inp.mpr;
     let first_river = net.rivers.iter().map(|r| r.body_id).min().unwrap_or(u16::MAX);

@@ -33,10 +33,15 @@ pub fn snapshots(bp: &Blueprint, dir: &Path) -> anyhow::Result<()> {
     let n = bp.n();
     let p = bp.params;
     let ids = bp.water.as_ref().map(|w| &w.body_ids);
+    // The pixel's own level (`WSRF`: a river's falls along it), else its body's (`WBTB`).
     let level = |x: usize, y: usize| -> Option<f32> {
         let w = bp.water.as_ref()?;
         let id = w.body_ids[x * n + y];
-        (id != 0).then(|| w.body(id).map(|b| b.surface_level_raw)).flatten()
+        if id == 0 {
+            return None;
+        }
+        let own = w.surface.as_ref().and_then(|s| crate::blueprint::water_level::decode(s[x * n + y]));
+        own.or_else(|| w.body(id).map(|b| b.surface_level_raw))
     };
     save(dir, "height.png", n, |x, y| {
         let h = bp.heights_raw[x * n + y];

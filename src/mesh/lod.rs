@@ -349,9 +349,10 @@ fn mesh_tile_water(
             let (z0, z1) = (grid.line(j0 + b as i64) as f32 * col, grid.line(j0 + b1 as i64) as f32 * col);
             let ([y00, y01, y11, y10], colour) = key;
             let base = out.positions.len() as u32;
+            let normal = super::water::cell_normal(key.0, x1 - x0, z1 - z0);
             for p in [[x0, y00, z0], [x0, y01, z1], [x1, y11, z1], [x1, y10, z0]] {
                 out.positions.push(p);
-                out.normals.push([0.0, 1.0, 0.0]);
+                out.normals.push(normal);
                 out.colors.push(colour);
             }
             out.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);

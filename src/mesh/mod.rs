@@ -14,4 +14,4 @@ pub mod tables;
 pub mod water;
 
 pub use marching_cubes::{Mesher, Shading, TerrainMesh};
-pub use water::{WaterMesh, mesh_water, mesh_water_styled, water_colour};
+pub use water::{WaterMesh, cell_normal, mesh_water, mesh_water_styled, water_colour};

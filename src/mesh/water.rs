@@ -1,13 +1,14 @@
-//! The water sheet (SPEC §4): a separate, flat, upward-facing mesh per chunk.
+//! The water sheet (SPEC §4): a separate, upward-facing mesh per chunk.
 //!
 //! Per cell of four columns: drawn if **any** corner is wet; each wet corner at its own column's
 //! surface and each dry corner at the cell's **highest** wet surface (which carries the sheet under
 //! the shoreline so no dry gap shows along coasts). A body at one level is flat; a river whose
-//! columns step down is drawn through its corners' levels, so neighbouring cells share their edges
-//! and a sloped sheet has neither steps nor slits. Coloured
-//! by the **deepest** wet corner's true depth through a smoothstep ramp from shallow teal to deep
-//! navy that bottoms out at [`RAMP_DEPTH_M`]. Only horizontal quads: sheets of neighbouring chunks
-//! never overlap, so translucent water never stacks alpha.
+//! columns step down is drawn through its corners' levels, so cells whose corners are all wet share
+//! their edges exactly and a sloped river has no steps or slits (at a bank, a dry corner shared by
+//! two cells can sit at two heights, under the bank's terrain). A sloped cell's normal follows its
+//! slope; a flat one's points straight up. Coloured by the **deepest** wet corner's true depth
+//! through a smoothstep ramp from shallow teal to deep navy that bottoms out at [`RAMP_DEPTH_M`].
+//! Sheets of neighbouring chunks never overlap, so translucent water never stacks alpha.
 
 use super::palette::srgb_to_linear;
 use crate::world::{CHUNK_COLUMNS, ChunkData};
@@ -59,6 +60,18 @@ pub fn water_colour(true_depth_m: f32) -> [f32; 4] {
     ]
 }
 
+/// The normal of a cell whose corners `(x0, z0)`, `(x0, z1)`, `(x1, z1)`, `(x1, z0)` stand at `y`:
+/// straight up when flat, else the mean slope's normal (always facing up).
+pub fn cell_normal([y00, y01, y11, y10]: [f32; 4], dx: f32, dz: f32) -> [f32; 3] {
+    if y00 == y01 && y01 == y11 && y11 == y10 {
+        return [0.0, 1.0, 0.0];
+    }
+    let gx = ((y10 + y11) - (y00 + y01)) / (2.0 * dx);
+    let gz = ((y01 + y11) - (y00 + y10)) / (2.0 * dz);
+    let len = (gx * gx + 1.0 + gz * gz).sqrt();
+    [-gx / len, 1.0 / len, -gz / len]
+}
+
 /// Colour of cells touching a seam column when the seam highlight is on (linear magenta).
 pub const SEAM_HIGHLIGHT: [f32; 4] = [1.0, 0.0, 0.8, 0.95];
 
@@ -95,11 +108,13 @@ pub fn mesh_water_styled(chunk: &ChunkData, highlight_seam: bool, out: &mut Wate
             }
             let colour = if highlight_seam && seam { SEAM_HIGHLIGHT } else { water_colour(deepest) };
             let base = out.positions.len() as u32;
+            let ys = level.map(|l| l.unwrap_or(top));
+            let normal = cell_normal(ys, chunk.column_m, chunk.column_m);
             for (k, &(x, z)) in corners.iter().enumerate() {
                 let wx = (chunk.origin_px.0 + x as i64) as f32 * chunk.column_m;
                 let wz = (chunk.origin_px.1 + z as i64) as f32 * chunk.column_m;
-                out.positions.push([wx, level[k].unwrap_or(top), wz]);
-                out.normals.push([0.0, 1.0, 0.0]);
+                out.positions.push([wx, ys[k], wz]);
+                out.normals.push(normal);
                 out.colors.push(colour);
             }
             // (x,z) → (x,z+1) → (x+1,z+1) is counter-clockwise seen from above.
