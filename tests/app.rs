@@ -170,6 +170,48 @@ fn info_json_has_the_documented_fields() {
         assert!(v["stats"][key].is_number(), "stats.{key}");
     }
     assert!(v["warnings"].is_array());
+    // Rivers (SPEC §9): body, length, mouth and course from source to mouth, per river.
+    let rivers = v["rivers"].as_array().unwrap();
+    assert!(rivers.len() >= 3, "the default island's rivers");
+    for r in rivers {
+        assert!(r["body_id"].as_u64().unwrap() > 1 && r["mouth_body_id"].is_u64());
+        assert!(r["length_m"].as_f64().unwrap() > 0.0);
+        let course = r["course"].as_array().unwrap();
+        assert!(course.len() >= 2 && course[0].as_array().unwrap().len() == 2);
+        assert_eq!(course[0], r["source"]);
+        assert_eq!(course[course.len() - 1], r["mouth"]);
+    }
+}
+
+/// SPEC §9 `isla forge --rivers off`: the summary line says so, `info` lists no rivers; with
+/// rivers on (the default) it reports their count and length and `info` prints a line for each.
+#[test]
+fn forge_reports_rivers_and_can_leave_them_out() {
+    let dir = out_dir();
+    let forge = |extra: &[&str], name: &str| {
+        let path = dir.join(name);
+        let run = isla()
+            .args(["forge", "--seed", "7", "--size", "256", "--metres-per-pixel", "16", "--out"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        let info = isla().arg("info").arg(&path).output().unwrap();
+        (stderr, String::from_utf8_lossy(&info.stdout).into_owned())
+    };
+    let (log, info) = forge(&[], "rivers-on.dat");
+    let summary = log.lines().find(|l| l.starts_with("forge: summary")).unwrap();
+    assert!(summary.contains(" rivers (") && summary.ends_with(" km)"), "{summary}");
+    assert!(log.lines().any(|l| l.starts_with("forge: rivers") && l.contains("guards hold")), "{log}");
+    let listed = info.lines().filter(|l| l.contains(" km, (") && l.contains(" into ")).count();
+    assert!(listed >= 3, "{info}");
+    let (log, info) = forge(&["--rivers", "off"], "rivers-off.dat");
+    assert!(log.lines().any(|l| l.starts_with("forge: summary") && l.ends_with("rivers off")), "{log}");
+    assert!(!info.contains("rivers:"), "{info}");
+    let run = isla().args(["forge", "--rivers", "maybe", "--out", "/tmp/never.dat"]).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
 }
 
 #[test]
