@@ -63,6 +63,7 @@ fn isla_sections() -> Vec<ChunkData> {
                     .map(|i| gradient((sx * S + i / PADDED) as f32, (sz * S + i % PADDED) as f32))
                     .collect(),
                 biome: vec![3; PADDED * PADDED],
+                road: vec![0; PADDED * PADDED],
                 sections,
                 water: None,
             });
@@ -333,6 +334,7 @@ fn big_blueprint() -> std::path::PathBuf {
         detail: None,
         erosion: None,
         rivers: None,
+        roads: None,
         warnings: vec![],
     };
     blueprint::write_file_atomic(&path, &bp).unwrap();

@@ -173,6 +173,24 @@ fn info_json_has_the_documented_fields() {
     // Rivers (SPEC §9): body, length, mouth and course from source to mouth, per river.
     let rivers = v["rivers"].as_array().unwrap();
     assert!(rivers.len() >= 3, "the default island's rivers");
+    // Towns and roads (SPEC §9).
+    let towns = v["towns"].as_array().unwrap();
+    assert!(towns.len() >= 2 && towns[0]["tier"] == "capitol" && towns[0]["highway_node"] == true);
+    for key in ["x", "y"] {
+        assert!(towns[0][key].is_number(), "towns.{key}");
+    }
+    let roads = v["roads"].as_array().unwrap();
+    assert_eq!(roads.len(), towns.len() - 1);
+    for r in roads {
+        assert!(r["tier"] == "highway" || r["tier"] == "road");
+        assert!(r["length_m"].as_f64().unwrap() > 0.0);
+        let points = r["points"].as_array().unwrap();
+        assert!(points.len() >= 2 && points[0].as_array().unwrap().len() == 2);
+        for b in r["bridges"].as_array().unwrap() {
+            let (first, last) = (b[0].as_u64().unwrap(), b[1].as_u64().unwrap());
+            assert!(first <= last && (last as usize) < points.len());
+        }
+    }
     for r in rivers {
         assert!(r["body_id"].as_u64().unwrap() > 1 && r["mouth_body_id"].is_u64());
         assert!(r["length_m"].as_f64().unwrap() > 0.0);
@@ -203,13 +221,18 @@ fn forge_reports_rivers_and_can_leave_them_out() {
     };
     let (log, info) = forge(&[], "rivers-on.dat");
     let summary = log.lines().find(|l| l.starts_with("forge: summary")).unwrap();
-    assert!(summary.contains(" rivers (") && summary.ends_with(" km)"), "{summary}");
+    assert!(summary.contains(" rivers (") && summary.contains(" km), "), "{summary}");
+    assert!(summary.contains(" roads (") && summary.ends_with(" bridges)"), "{summary}");
+    assert!(log.lines().any(|l| l.starts_with("forge: roads") && l.contains("every town joined")), "{log}");
     assert!(log.lines().any(|l| l.starts_with("forge: rivers") && l.contains("guards hold")), "{log}");
     let listed = info.lines().filter(|l| l.contains(" km, (") && l.contains(" into ")).count();
     assert!(listed >= 3, "{info}");
     let (log, info) = forge(&["--rivers", "off"], "rivers-off.dat");
-    assert!(log.lines().any(|l| l.starts_with("forge: summary") && l.ends_with("rivers off")), "{log}");
+    assert!(log.lines().any(|l| l.starts_with("forge: summary") && l.contains("rivers off")), "{log}");
     assert!(!info.contains("rivers:"), "{info}");
+    let (log, info) = forge(&["--roads", "off"], "roads-off.dat");
+    assert!(log.lines().any(|l| l.starts_with("forge: summary") && l.ends_with("roads off")), "{log}");
+    assert!(!info.contains("roads:") && info.contains("rivers:"), "{info}");
     let run = isla().args(["forge", "--rivers", "maybe", "--out", "/tmp/never.dat"]).output().unwrap();
     assert_eq!(run.status.code(), Some(2));
 }
@@ -233,7 +256,7 @@ fn chunk_json_lists_every_column_of_the_chunk() {
         c["level_raw"].is_number() && c["water_surface_y_m"].is_number() && c["true_depth_m"].as_f64().unwrap() > 0.0
     );
     assert_eq!(c["seam"], false);
-    for key in ["x", "y", "surface_y_m", "wet", "level_raw", "water_surface_y_m", "true_depth_m", "seam"] {
+    for key in ["x", "y", "surface_y_m", "wet", "level_raw", "water_surface_y_m", "true_depth_m", "seam", "road"] {
         assert!(c.get(key).is_some(), "{key}");
     }
     let bad =
@@ -287,6 +310,7 @@ fn big_island() -> isla::blueprint::Blueprint {
         detail: None,
         erosion: None,
         rivers: None,
+        roads: None,
         warnings: vec![],
     }
 }

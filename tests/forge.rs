@@ -381,6 +381,7 @@ fn river_rules_hold_on_a_synthetic_slope() {
         detail: None,
         erosion: None,
         rivers: None,
+        roads: None,
         warnings: vec![],
     };
     let mut on = off.clone();
@@ -423,5 +424,75 @@ fn the_default_island_has_three_rivers_of_a_kilometre_from_the_highland() {
     for r in long {
         let mouth = on.water.as_ref().unwrap().body(r.mouth_body_id).unwrap();
         assert!(mouth.id == OCEAN_BODY_ID || mouth.id < net.rivers[0].body_id, "ends in the sea or a lake");
+    }
+}
+
+/// Road rules checked from outside (SPEC §2 "Roads"): every road joins two towns; every town is
+/// reachable from the capitol over the roads; no point lies on water outside a bridge span, and
+/// every span lies over a river (never the sea or a lake). Returns (roads, bridges).
+fn assert_road_rules(bp: &blueprint::Blueprint) -> (usize, usize) {
+    let n = bp.n();
+    let towns = bp.towns.as_ref().unwrap();
+    let net = bp.roads.as_ref().expect("a ROAD section");
+    let w = bp.water.as_ref().unwrap();
+    let first_river = bp.rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
+    let id_at = |p: [f32; 2]| w.body_ids[(p[0] as usize).min(n - 1) * n + (p[1] as usize).min(n - 1)];
+    let mut adj = vec![Vec::new(); towns.len()];
+    let mut bridges = 0;
+    for (k, r) in net.roads.iter().enumerate() {
+        let (a, b) = (r.from_town as usize, r.to_town as usize);
+        assert!(a < towns.len() && b < towns.len(), "road {k} joins two towns");
+        assert_eq!(r.points[0], [towns[a].x, towns[a].y], "road {k} starts at its town");
+        assert_eq!(*r.points.last().unwrap(), [towns[b].x, towns[b].y], "road {k} ends at its town");
+        adj[a].push(b);
+        adj[b].push(a);
+        for (i, &p) in r.points.iter().enumerate() {
+            let id = id_at(p);
+            let bridged = r.bridges.iter().any(|s| (s[0] as usize..=s[1] as usize).contains(&i));
+            assert!(id == 0 || (bridged && id >= first_river), "road {k} point {i} on water body {id} (bridge {bridged})");
+        }
+        for s in &r.bridges {
+            assert!((s[0]..=s[1]).any(|i| id_at(r.points[i as usize]) >= first_river), "road {k}: a bridge over a river");
+        }
+        bridges += r.bridges.len();
+    }
+    let capitol = towns.iter().position(|t| t.tier == blueprint::TownTier::Capitol).unwrap();
+    let mut seen = vec![false; towns.len()];
+    let mut stack = vec![capitol];
+    seen[capitol] = true;
+    while let Some(t) = stack.pop() {
+        for &u in &adj[t] {
+            if !seen[u] {
+                seen[u] = true;
+                stack.push(u);
+            }
+        }
+    }
+    let unreached: Vec<usize> = (0..towns.len()).filter(|&i| !seen[i]).collect();
+    assert!(unreached.is_empty(), "towns unreachable from the capitol: {unreached:?}");
+    (net.roads.len(), bridges)
+}
+
+/// SPEC §2 roads on the default island: every town reachable from the capitol, no road point on
+/// water off a bridge, bridges only over rivers; and there are highways and bridges to test.
+#[test]
+fn every_default_town_is_reachable_by_road_and_roads_keep_off_the_water() {
+    let bp = &forged(ISLAND_1024_SEED, 1024).blueprint;
+    let (roads, bridges) = assert_road_rules(bp);
+    assert_eq!(roads, bp.towns.as_ref().unwrap().len() - 1, "a tree: one road per town but the capitol");
+    assert!(bridges > 0, "the default island's roads cross its rivers");
+    let net = bp.roads.as_ref().unwrap();
+    assert!(net.roads.iter().any(|r| r.tier == blueprint::RoadTier::Highway));
+}
+
+/// The same rules on random seeds (256² islands of 16 m pixels, the default island's shape).
+#[test]
+fn roads_join_every_town_on_random_seeds() {
+    for seed in [3, 11, 29, 101] {
+        let mut dials = ForgeDials::new(seed, 256);
+        dials.metres_per_pixel = 16.0;
+        let f = forge::forge_full(&dials, |_| {}).unwrap();
+        assert!(f.summary.roads.as_ref().unwrap().unreachable.is_empty(), "seed {seed}");
+        assert_road_rules(&f.blueprint);
     }
 }

@@ -68,7 +68,24 @@ fn sample(n: u32) -> Blueprint {
             crater_mode: 1,
         }),
         rivers: Some(sample_rivers()),
+        roads: Some(sample_roads()),
         warnings: vec![],
+    }
+}
+
+/// A `ROAD` network with every field distinct: a highway with a bridge, a road without.
+fn sample_roads() -> RoadNetwork {
+    RoadNetwork {
+        roads: vec![
+            Road {
+                tier: RoadTier::Highway,
+                from_town: 0,
+                to_town: 1,
+                points: vec![[1.0, 2.0], [3.5, 4.0], [6.0, 5.5], [8.0, 9.0]],
+                bridges: vec![[1, 2]],
+            },
+            Road { tier: RoadTier::Road, from_town: 1, to_town: NO_TOWN, points: vec![[8.0, 9.0], [12.0, 9.5]], bridges: vec![] },
+        ],
     }
 }
 
@@ -423,7 +440,7 @@ prop_compose! {
         Blueprint {
             map_size: n, seed,
             params: Params { sea_level_raw: sea, metres_per_raw: 251.0, metres_per_pixel: 2.0, crater_x: 0.0, crater_y: 0.0, crater_radius: 0.0 },
-            heights_raw, biomes: bs[..cells].to_vec(), towns: None, water, curve: None, detail: None, erosion: None, rivers: None, warnings: vec![],
+            heights_raw, biomes: bs[..cells].to_vec(), towns: None, water, curve: None, detail: None, erosion: None, rivers: None, roads: None, warnings: vec![],
         }
     }
 }
@@ -600,4 +617,42 @@ fn rivr_refusals_name_the_section_and_allocate_nothing_unbounded() {
     sec.push(0);
     long.extend_from_slice(&sec);
     assert!(matches!(err_of(&long).kind, ErrorKind::InconsistentCount { .. }));
+}
+
+/// SPEC §1.5 `ROAD`: optional (a reader without it reads the rest), an unknown version skipped
+/// whole; refusals name the section: a bad tier, a point off the map, a bridge span outside the
+/// road, counts the bytes cannot hold (refused before allocating).
+#[test]
+fn road_section_is_optional_and_its_refusals_name_it() {
+    let bp = sample(N);
+    let bytes = to_bytes(&bp).unwrap();
+    assert_eq!(read_bytes(&remove_section(&bytes, b"ROAD")).unwrap(), Blueprint { roads: None, ..bp.clone() });
+    let at = section_at(&bytes, b"ROAD") + 12;
+    let mut v2 = bytes.clone();
+    v2[at..at + 2].copy_from_slice(&2u16.to_le_bytes());
+    let read = read_bytes(&v2).unwrap();
+    assert_eq!(read.roads, None);
+    assert!(read.warnings[0].message.contains("ROAD version 2"), "{:?}", read.warnings);
+
+    let first = at + 6; // after the version and the count
+    let refuse = |patch: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = bytes.clone();
+        patch(&mut b);
+        let e = err_of(&b);
+        assert!(e.to_string().starts_with("ROAD at byte"), "{e}");
+        e
+    };
+    assert!(matches!(refuse(&|b| b[first] = 7).kind, ErrorKind::RoadTierOutOfRange { index: 0, tier: 7 }));
+    let e = refuse(&|b| b[first + 13..first + 17].copy_from_slice(&1e9f32.to_le_bytes()));
+    assert!(matches!(e.kind, ErrorKind::RoadPointOffMap { index: 0, point: 0, .. }), "{e}");
+    // The first road's bridge [1, 2] made [2, 9] (it has 4 points).
+    let bridge = first + 13 + 4 * 8;
+    let e = refuse(&|b| b[bridge..bridge + 8].copy_from_slice(&[2, 0, 0, 0, 9, 0, 0, 0]));
+    assert!(matches!(e.kind, ErrorKind::BridgeOutOfRange { first: 2, last: 9, points: 4, .. }), "{e}");
+    refuse(&|b| b[at + 2..at + 6].copy_from_slice(&i32::MAX.to_le_bytes()));
+    refuse(&|b| b[first + 5..first + 9].copy_from_slice(&i32::MAX.to_le_bytes()));
+    // The writer refuses what the reader would.
+    let mut bad = sample(N);
+    bad.roads.as_mut().unwrap().roads[0].bridges[0] = [3, 1];
+    assert!(to_bytes(&bad).is_err());
 }

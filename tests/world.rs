@@ -39,6 +39,7 @@ fn bowl() -> Blueprint {
         detail: None,
         erosion: None,
         rivers: None,
+        roads: None,
         warnings: vec![],
     }
 }
@@ -128,7 +129,7 @@ fn true_depth_comes_from_blueprint_heights_even_under_the_clamped_floor() {
     let c = column(&bp, 0, 0).unwrap();
     assert_eq!(bp.height_raw(0, 0), 0.0);
     assert!((c.true_depth_m - SEA * MPR).abs() < 0.01, "{}", c.true_depth_m);
-    assert_eq!(surface_y_m(&bp, 0, 0), FLOOR_Y_M);
+    assert_eq!(terrain_y_m(&bp, 0, 0), FLOOR_Y_M);
 }
 
 #[test]
@@ -344,6 +345,7 @@ fn chunk_with_density(f: impl Fn(f32, f32, f32) -> f32) -> ChunkData {
         surface_y_m: vec![0.0; PADDED * PADDED],
         gradient: vec![[0.0; 2]; PADDED * PADDED],
         biome: vec![3; PADDED * PADDED],
+        road: vec![0; PADDED * PADDED],
         sections: vec![SectionData { index: 0, material: vec![2; density.len()], density }],
         water: None,
     }
@@ -1004,3 +1006,132 @@ fn a_sloped_river_sheet_has_no_gap_seen_from_above() {
         }
     }
 }
+
+fn default_source() -> &'static WorldSource {
+    static SRC: std::sync::OnceLock<WorldSource> = std::sync::OnceLock::new();
+    SRC.get_or_init(|| {
+        let bp = read_file(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/blueprints/default.dat"))).unwrap();
+        WorldSource::new(Arc::new(bp))
+    })
+}
+
+/// SPEC §3 "Roads": on the world server's chunk data, the carved roadbed of every road of the
+/// default island climbs at most its tier's grade between neighbouring road columns (where no
+/// other road is near enough to own the column), and those columns carry the road's material.
+#[test]
+fn carved_roads_keep_their_grade_in_the_chunk_data() {
+    let src = default_source();
+    let col = src.layout.column_m;
+    let mut chunks: std::collections::HashMap<(i32, i32), ChunkData> = Default::default();
+    let mut column = |x: i64, y: i64| {
+        let c = ChunkCoord::new((x / CHUNK_COLUMNS as i64) as i32, (y / CHUNK_COLUMNS as i64) as i32);
+        let data = chunks.entry((c.x, c.z)).or_insert_with(|| build_chunk(src, c));
+        let i = ChunkData::column_index((x - data.origin_px.0) as usize, (y - data.origin_px.1) as usize);
+        (data.surface_y_m[i], data.road[i])
+    };
+    let roads = &src.roads.roads;
+    assert!(!roads.is_empty(), "the default island has roads");
+    let (mut pairs, mut worst) = (0, 0f32);
+    for (k, r) in roads.iter().enumerate() {
+        let limit = r.tier.grade_limit();
+        // The roadbed itself climbs at most the grade per metre of road.
+        let mut arc = vec![0f32; r.points.len()];
+        for i in 1..r.points.len() {
+            let (a, b) = (r.points[i - 1], r.points[i]);
+            arc[i] = arc[i - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * col;
+            let grade = (r.bed_m[i] - r.bed_m[i - 1]).abs() / (arc[i] - arc[i - 1]).max(1e-6);
+            assert!(grade <= limit * 1.0001, "road {k}'s roadbed climbs {grade:.4} at point {i}");
+        }
+        let others = |x: f32, y: f32| {
+            roads.iter().enumerate().filter(|(j, _)| *j != k).any(|(_, o)| o.points.iter().any(|p| (p[0] - x).hypot(p[1] - y) < 8.0))
+        };
+        // The chunk data: the surface of the column under each road point, compared with the
+        // next road column along the road. A column centre sits up to half a diagonal (0.71
+        // columns) off the centreline, so its roadbed is read up to that far along the road:
+        // the allowance is the grade over the road between the points plus over that offset at
+        // both ends.
+        let slack = limit * 2.0 * std::f32::consts::FRAC_1_SQRT_2 * col + 0.01;
+        let mut last: Option<((i64, i64), f32, f32)> = None;
+        for (i, p) in r.points.iter().enumerate() {
+            let c = (p[0] as i64, p[1] as i64);
+            // A bridge and its ends (whose columns the deck's segments own) are not carved.
+            let near_bridge = (i.saturating_sub(2)..=(i + 2).min(r.points.len() - 1)).any(|j| r.bridge[j]);
+            if near_bridge || others(p[0], p[1]) {
+                last = None;
+                continue;
+            }
+            let (s, road) = column(c.0, c.1);
+            assert_eq!(road, r.tier as u8 + 1, "road {k} column {c:?} carries its tier");
+            if let Some((lc, ls, la)) = last
+                && lc != c
+            {
+                let allowed = limit * (arc[i] - la) + slack;
+                worst = worst.max((s - ls).abs() / allowed);
+                pairs += 1;
+            }
+            if last.is_none_or(|(lc, _, _)| lc != c) {
+                last = Some((c, s, arc[i]));
+            }
+        }
+    }
+    eprintln!("{pairs} column pairs, the steepest at {worst:.3} of what the grade allows");
+    assert!(pairs > 1000, "{pairs}");
+    assert!(worst <= 1.0, "a road column pair climbs {worst:.3}× what its tier's grade allows");
+}
+
+/// SPEC §3: the shoreline-seam rule compares the *carved* surface with the ocean level — a dry
+/// column below sea that a road's embankment lifts is no longer wet.
+#[test]
+fn the_seam_rule_reads_the_carved_surface() {
+    let n = N as usize;
+    let mut bp = bowl();
+    for x in 0..n {
+        for y in 0..n {
+            bp.heights_raw[x * n + y] = if x >= 56 { 0.05 } else { 0.2 };
+        }
+    }
+    bp.heights_raw[30 * n + 30] = 0.05; // a dry dip below sea
+    let bp = with_water(
+        bp,
+        |i, _| if i / n >= 56 { (1, water_level::encode(SEA)) } else { (0, 0) },
+        vec![ocean_body(SEA)],
+    );
+    let plain = WorldSource::new(Arc::new(bp.clone()));
+    assert!(plain.water_at(30, 30, 500.0).is_some_and(|w| w.seam), "without a road the dip is seam water");
+    let mut with_road = bp;
+    let points: Vec<[f32; 2]> = (10..=50).map(|x| [x as f32 + 0.5, 30.5]).collect();
+    with_road.roads = Some(RoadNetwork {
+        roads: vec![Road { tier: RoadTier::Road, from_town: 0, to_town: 1, points, bridges: vec![] }],
+    });
+    let carved = WorldSource::new(Arc::new(with_road));
+    assert!(carved.surface_y_m(30, 30) > SEA * MPR, "the roadbed lifts the dip above the sea");
+    assert_eq!(carved.water_at(30, 30, 500.0), None, "and the seam rule reads the carved surface");
+    assert_eq!(carved.road_at(30, 30), Some(RoadTier::Road));
+}
+
+/// SPEC §4 "Bridges": the default island's bridges have decks, standing over the river water
+/// they span.
+#[test]
+fn bridge_decks_stand_over_the_rivers_they_span() {
+    let src = default_source();
+    let deck = isla::mesh::bridges::bridge_mesh(src);
+    assert!(!deck.indices.is_empty(), "the default island's roads cross rivers on bridges");
+    let top = src.layout.top_m();
+    let (mut over, mut lowest) = (0, f32::MAX);
+    for r in &src.roads.roads {
+        for (i, p) in r.points.iter().enumerate() {
+            if !r.bridge[i] {
+                continue;
+            }
+            if let Some(w) = src.water_at(p[0] as u32, p[1] as u32, top) {
+                let clearance = r.bed_m[i] + isla::mesh::bridges::DECK_ABOVE_BED_M - w.water_surface_y_m;
+                lowest = lowest.min(clearance);
+                over += 1;
+            }
+        }
+    }
+    eprintln!("{over} deck points over water, lowest {lowest:.2} m above it");
+    assert!(over > 0);
+    assert!(lowest >= 0.0, "a deck dips {lowest:.2} m into the river");
+}
+

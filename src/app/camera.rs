@@ -2,7 +2,7 @@
 //! by marching out from the island's centre, the crater from `PRMS`), so each preset shows what
 //! its name promises on any blueprint.
 
-use crate::world::{WorldSource, surface_y_m, water_column};
+use crate::world::WorldSource;
 use bevy::prelude::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -81,7 +81,7 @@ impl CameraPreset {
                         break;
                     }
                     at = p;
-                    if let Some(w) = water_column(&src.blueprint, &src.water, px as u32, py as u32, top) {
+                    if let Some(w) = src.water_at(px as u32, py as u32, top) {
                         surface = w.water_surface_y_m;
                         if w.true_depth_m >= 12.0 {
                             break;
@@ -133,7 +133,7 @@ fn find_coast(src: &WorldSource) -> Option<Coast> {
             if px < 1 || pz < 1 || px >= n - 1 || pz >= n - 1 {
                 break;
             }
-            let land = surface_y_m(&src.blueprint, px, pz) > sea;
+            let land = src.surface_y_m(px, pz) > sea;
             if was_land && !land {
                 let point = Vec3::new(px as f32 * l.column_m, 0.0, pz as f32 * l.column_m) - dir * l.column_m;
                 return Some(Coast { point, outward: dir });

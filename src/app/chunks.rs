@@ -170,7 +170,7 @@ impl Plugin for ChunkRenderPlugin {
     fn build(&self, app: &mut App) {
         bevy::asset::embedded_asset!(app, "terrain_lod.wgsl");
         app.add_plugins((MaterialPlugin::<LodMaterial>::default(), super::water::WaterMaterialPlugin))
-            .add_systems(Startup, (create_materials, spawn_open_sea).chain())
+            .add_systems(Startup, (create_materials, spawn_open_sea, spawn_bridges).chain())
             .add_systems(
                 Update,
                 upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
@@ -349,13 +349,32 @@ fn spawn_open_sea(
     ));
 }
 
+/// The bridge decks (one mesh for the island), lit like the terrain and casting shadows.
+fn spawn_bridges(
+    mut commands: Commands,
+    world: Res<IslandWorld>,
+    mats: Res<ChunkMaterials>,
+    mut meshes: ResMut<Assets<Mesh>>,
+) {
+    let deck = crate::mesh::bridges::bridge_mesh(&world.source);
+    if deck.indices.is_empty() {
+        return;
+    }
+    let crate::mesh::TerrainMesh { positions, normals, colors, indices, .. } = deck;
+    commands.spawn((
+        Mesh3d(meshes.add(to_mesh(positions, normals, colors, indices))),
+        MeshMaterial3d(mats.seabed.clone()),
+        Transform::default(),
+    ));
+}
+
 /// Mean rendered height of the map's border columns.
 fn border_floor_m(src: &crate::world::WorldSource) -> f32 {
     let n = src.blueprint.map_size as i64;
     let mut sum = 0.0;
     for i in 0..n {
         for (x, y) in [(i, 0), (i, n - 1), (0, i), (n - 1, i)] {
-            sum += crate::world::surface_y_m(&src.blueprint, x, y);
+            sum += src.surface_y_m(x, y);
         }
     }
     sum / (4 * n) as f32

@@ -127,6 +127,7 @@ pub fn map_ui(
             ui.checkbox(&mut l.cliffiness, "cliffiness");
             ui.checkbox(&mut l.chunk_grid, "chunk grid");
             ui.checkbox(&mut l.rivers, "rivers");
+            ui.checkbox(&mut l.roads, "roads");
             ui.checkbox(&mut l.towns, "towns");
             let mut cliffs = l.cliffs.is_some();
             ui.checkbox(&mut cliffs, "cliffs");

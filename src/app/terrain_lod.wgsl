@@ -166,9 +166,12 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     pbr_input.material.base_color = alpha_discard(pbr_input.material, pbr_input.material.base_color);
     var out: FragmentOutput;
     if (pbr_input.material.flags & STANDARD_MATERIAL_FLAGS_UNLIT_BIT) == 0u {
+        // The vertex alpha is the natural ground's weight: 0 on a road (its surface colour as it
+        // is: no sand, rock or snow laid over it), 1 elsewhere; the output is opaque.
         let cover = pbr_input.material.base_color.rgb;
-        pbr_input.material.base_color = vec4<f32>(
-            surface_colour(cover, in.world_position.xyz, pbr_input.N), pbr_input.material.base_color.a);
+        let natural = pbr_input.material.base_color.a;
+        let ground = surface_colour(cover, in.world_position.xyz, pbr_input.N);
+        pbr_input.material.base_color = vec4<f32>(mix(cover, ground, natural), 1.0);
         let hemi = mix(lod.ambient_down.rgb, lod.ambient_up.rgb, 0.5 + 0.5 * pbr_input.N.y);
         let diffuse = pbr_input.material.base_color.rgb * (1.0 - pbr_input.material.metallic);
         pbr_input.material.emissive = vec4<f32>(

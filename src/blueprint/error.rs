@@ -21,6 +21,9 @@ pub enum ErrorKind {
     TownTierOutOfRange { index: usize, tier: u8 },
     RiverOrderOutOfRange { index: usize, order: u8 },
     RiverValueOutOfRange { what: &'static str, index: usize, value: f32, max: f32 },
+    RoadTierOutOfRange { index: usize, tier: u8 },
+    RoadPointOffMap { index: usize, point: usize, x: f32, y: f32 },
+    BridgeOutOfRange { index: usize, first: i32, last: i32, points: i32 },
     WaterTypeOutOfRange { index: usize, value: u8 },
     SalinityOutOfRange { index: usize, value: u8 },
     NegativeCount { count: i32 },
@@ -103,6 +106,16 @@ impl fmt::Display for BlueprintError {
             RiverValueOutOfRange { what, index, value, max } => {
                 write!(f, "river {index}: {what} is {value}, it must lie in 0..={max}")
             }
+            RoadTierOutOfRange { index, tier } => {
+                write!(f, "road {index} has tier {tier}, known tiers are 0 (highway) and 1 (road)")
+            }
+            RoadPointOffMap { index, point, x, y } => {
+                write!(f, "road {index}: point {point} at ({x}, {y}) is not on the map")
+            }
+            BridgeOutOfRange { index, first, last, points } => write!(
+                f,
+                "road {index}: bridge span [{first}, {last}] is not a range of its {points} points"
+            ),
             RiverOrderOutOfRange { index, order } => {
                 write!(f, "river {index} has order {order}, known orders are 1 (main) and 2 (tributary)")
             }

@@ -26,6 +26,15 @@ pub const RIVR_DIALS_LEN: usize = 3 * 2 + 10 * 4;
 pub const RIVER_RECORD_LEN: usize = 2 + 1 + 2 + 4 * 4 + 4 + 4;
 pub const RIVER_POINT_LEN: usize = 16;
 
+/// `ROAD`: the road network (Isla's own section).
+pub const ROAD_VERSION: u16 = 1;
+/// `ROAD` v1: one road's fixed part (tier, towns, point and bridge counts), a point, a bridge.
+pub const ROAD_RECORD_LEN: usize = 1 + 2 + 2 + 4 + 4;
+pub const ROAD_POINT_LEN: usize = 8;
+pub const ROAD_BRIDGE_LEN: usize = 8;
+/// `ROAD`'s "no town" for a road end that is not a town.
+pub const NO_TOWN: u16 = u16::MAX;
+
 /// One `WBTB` record: id, type, salinity, level, pixel count, centroid.
 pub const WATER_BODY_RECORD_LEN: usize = 20;
 /// One `TOWN` record: x, y, tier, highway flag.
@@ -55,6 +64,7 @@ pub mod tags {
     pub const TDTL: u32 = tag(b"TDTL");
     pub const EROS: u32 = tag(b"EROS");
     pub const RIVR: u32 = tag(b"RIVR");
+    pub const ROAD: u32 = tag(b"ROAD");
 }
 
 /// Biome ordinals are the wire values and append-only.
@@ -285,6 +295,64 @@ pub struct RiverNetwork {
     pub rivers: Vec<River>,
 }
 
+/// A road's tier: the world carves and paints each its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum RoadTier {
+    /// Between the highway-node towns (capitol and cities): wide, asphalt.
+    Highway = 0,
+    /// Out to the other towns and villages: narrower, a lighter surface.
+    Road = 1,
+}
+
+impl RoadTier {
+    pub fn from_ordinal(v: u8) -> Option<RoadTier> {
+        match v {
+            0 => Some(RoadTier::Highway),
+            1 => Some(RoadTier::Road),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            RoadTier::Highway => "highway",
+            RoadTier::Road => "road",
+        }
+    }
+    /// The steepest grade (rise over run) of the tier: the forge plans for it, the world server
+    /// carves the roadbed within it.
+    pub fn grade_limit(self) -> f32 {
+        match self {
+            RoadTier::Highway => 0.08,
+            RoadTier::Road => 0.12,
+        }
+    }
+}
+
+/// One road of `ROAD`: its tier, the towns it joins (indices into `TOWN`, [`NO_TOWN`] for
+/// none), its polyline in pixel index coordinates and its bridge spans (`[first, last]` point
+/// indices, inclusive).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Road {
+    pub tier: RoadTier,
+    pub from_town: u16,
+    pub to_town: u16,
+    pub points: Vec<[f32; 2]>,
+    pub bridges: Vec<[u32; 2]>,
+}
+
+impl Road {
+    /// Polyline length in pixels.
+    pub fn length_px(&self) -> f32 {
+        self.points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum()
+    }
+}
+
+/// `ROAD` v1: the road network. Metadata the world server carves into the terrain at load.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RoadNetwork {
+    pub roads: Vec<Road>,
+}
+
 /// A reader warning: something skipped, nothing misread.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Warning {
@@ -310,6 +378,7 @@ pub struct Blueprint {
     pub detail: Option<DetailMeta>,
     pub erosion: Option<ErosionMeta>,
     pub rivers: Option<RiverNetwork>,
+    pub roads: Option<RoadNetwork>,
     pub warnings: Vec<Warning>,
 }
 

@@ -117,7 +117,7 @@ mod direct {
 type Tag = [u8; 4];
 
 /// Every section this reader understands; anything else is skipped with a warning.
-const KNOWN_TAGS: [u32; 11] = [
+const KNOWN_TAGS: [u32; 12] = [
     tags::PRMS,
     tags::HGTS,
     tags::BIOM,
@@ -129,6 +129,7 @@ const KNOWN_TAGS: [u32; 11] = [
     tags::TDTL,
     tags::EROS,
     tags::RIVR,
+    tags::ROAD,
 ];
 
 /// Unknown sections are each reported up to this many, then summed up in one warning, so a file
@@ -356,7 +357,26 @@ fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids)
         None => None,
     };
 
-    Ok(Blueprint { map_size, seed, params, heights_raw, biomes, towns, water, curve, detail, erosion, rivers, warnings })
+    let roads = match find(tags::ROAD) {
+        Some(s) => parse_roads(s, map_size, &mut warnings)?,
+        None => None,
+    };
+
+    Ok(Blueprint {
+        map_size,
+        seed,
+        params,
+        heights_raw,
+        biomes,
+        towns,
+        water,
+        curve,
+        detail,
+        erosion,
+        rivers,
+        roads,
+        warnings,
+    })
 }
 
 /// Decode a little-endian grid into a new buffer with one copy (no zero-filling first).
@@ -677,6 +697,75 @@ fn parse_rivers(
         return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
     }
     Ok(Some(RiverNetwork { dials, rivers }))
+}
+
+/// `ROAD` v1: a counted list of roads, each a fixed record then its points and bridge spans.
+/// Every count is checked against the bytes left before anything is allocated for it.
+fn parse_roads(s: &Section<'_>, map_size: u32, warnings: &mut Vec<Warning>) -> Result<Option<RoadNetwork>, BlueprintError> {
+    let Some(_) = versioned(s, ROAD_VERSION, 2 + 4, warnings)? else {
+        return Ok(None);
+    };
+    let p = s.payload;
+    let mut at = 2;
+    let count = LE::read_i32(&p[at..]);
+    if count < 0 {
+        return Err(s.err_at(ErrorKind::NegativeCount { count }, at));
+    }
+    at += 4;
+    let short = |needed: u64| s.err(ErrorKind::PayloadTooShort { needed, found: s.length });
+    if count as u64 * ROAD_RECORD_LEN as u64 > (p.len() - at) as u64 {
+        return Err(short(at as u64 + count as u64 * ROAD_RECORD_LEN as u64));
+    }
+    let side = map_size as f32;
+    let mut roads = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        if p.len() - at < ROAD_RECORD_LEN {
+            return Err(short((at + ROAD_RECORD_LEN) as u64));
+        }
+        let r = &p[at..at + ROAD_RECORD_LEN];
+        let tier = RoadTier::from_ordinal(r[0])
+            .ok_or_else(|| s.err_at(ErrorKind::RoadTierOutOfRange { index: i, tier: r[0] }, at))?;
+        let (points, bridges) = (LE::read_i32(&r[5..]), LE::read_i32(&r[9..]));
+        for (c, off) in [(points, 5), (bridges, 9)] {
+            if c < 0 {
+                return Err(s.err_at(ErrorKind::NegativeCount { count: c }, at + off));
+            }
+        }
+        at += ROAD_RECORD_LEN;
+        let need = points as u64 * ROAD_POINT_LEN as u64 + bridges as u64 * ROAD_BRIDGE_LEN as u64;
+        if need > (p.len() - at) as u64 {
+            return Err(short(at as u64 + need));
+        }
+        let mut pts = Vec::with_capacity(points as usize);
+        for k in 0..points as usize {
+            let (x, y) = (LE::read_f32(&p[at..]), LE::read_f32(&p[at + 4..]));
+            if !(x.is_finite() && y.is_finite() && (0.0..=side).contains(&x) && (0.0..=side).contains(&y)) {
+                return Err(s.err_at(ErrorKind::RoadPointOffMap { index: i, point: k, x, y }, at));
+            }
+            pts.push([x, y]);
+            at += ROAD_POINT_LEN;
+        }
+        let mut spans = Vec::with_capacity(bridges as usize);
+        for _ in 0..bridges {
+            let (first, last) = (LE::read_i32(&p[at..]), LE::read_i32(&p[at + 4..]));
+            if first < 0 || first > last || last >= points {
+                return Err(s.err_at(ErrorKind::BridgeOutOfRange { index: i, first, last, points }, at));
+            }
+            spans.push([first as u32, last as u32]);
+            at += ROAD_BRIDGE_LEN;
+        }
+        roads.push(Road {
+            tier,
+            from_town: LE::read_u16(&r[1..]),
+            to_town: LE::read_u16(&r[3..]),
+            points: pts,
+            bridges: spans,
+        });
+    }
+    if at != p.len() {
+        return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
+    }
+    Ok(Some(RoadNetwork { roads }))
 }
 
 /// Where a section sits in a file, for `isla info`.

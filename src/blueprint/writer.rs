@@ -81,6 +81,24 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
             grid(s.len(), b"WSRF")?;
         }
     }
+    if let Some(r) = &bp.roads {
+        let side = n as f32;
+        for (index, road) in r.roads.iter().enumerate() {
+            if let Some((point, p)) = road
+                .points
+                .iter()
+                .enumerate()
+                .find(|(_, p)| !p.iter().all(|c| c.is_finite() && (0.0..=side).contains(c)))
+            {
+                return Err(model_err(ErrorKind::RoadPointOffMap { index, point, x: p[0], y: p[1] }, b"ROAD"));
+            }
+            let points = road.points.len() as i32;
+            if let Some(s) = road.bridges.iter().find(|s| s[0] > s[1] || s[1] as i64 >= points as i64) {
+                let (first, last) = (s[0] as i32, s[1] as i32);
+                return Err(model_err(ErrorKind::BridgeOutOfRange { index, first, last, points }, b"ROAD"));
+            }
+        }
+    }
     if let Some(r) = &bp.rivers {
         for (index, v) in r.rivers.iter().enumerate() {
             if !(1..=2).contains(&v.order) {
@@ -147,6 +165,9 @@ pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
     }
     if let Some(r) = &bp.rivers {
         write_rivers(&mut out, r);
+    }
+    if let Some(r) = &bp.roads {
+        write_roads(&mut out, r);
     }
     Ok(out)
 }
@@ -307,6 +328,29 @@ fn write_rivers(out: &mut Vec<u8>, r: &RiverNetwork) {
         }
     }
     section(out, tags::RIVR, &b);
+}
+
+/// `ROAD` v1: the road network; its own encoder, as the reader's `parse_roads`.
+fn write_roads(out: &mut Vec<u8>, r: &RoadNetwork) {
+    let mut b = Vec::new();
+    b.write_u16::<LE>(ROAD_VERSION).unwrap();
+    b.write_i32::<LE>(r.roads.len() as i32).unwrap();
+    for road in &r.roads {
+        b.push(road.tier as u8);
+        b.write_u16::<LE>(road.from_town).unwrap();
+        b.write_u16::<LE>(road.to_town).unwrap();
+        b.write_i32::<LE>(road.points.len() as i32).unwrap();
+        b.write_i32::<LE>(road.bridges.len() as i32).unwrap();
+        for p in &road.points {
+            b.write_f32::<LE>(p[0]).unwrap();
+            b.write_f32::<LE>(p[1]).unwrap();
+        }
+        for s in &road.bridges {
+            b.write_i32::<LE>(s[0] as i32).unwrap();
+            b.write_i32::<LE>(s[1] as i32).unwrap();
+        }
+    }
+    section(out, tags::ROAD, &b);
 }
 
 /// Write a blueprint atomically: serialise, write a temporary file in the same folder, flush and

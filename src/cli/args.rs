@@ -103,6 +103,9 @@ pub struct ForgeArgs {
     /// Plan, carve and water the rivers (recorded in RIVR): on (the default) or off.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub rivers: Switch,
+    /// Find the road network between the towns (recorded in ROAD): on (the default) or off.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub roads: Switch,
     /// Also write PNG snapshots (height, biomes, water, depth) to this folder.
     #[arg(long)]
     pub snapshots: Option<PathBuf>,

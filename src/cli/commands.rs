@@ -53,6 +53,7 @@ pub fn forge(a: ForgeArgs) -> Outcome {
     if !a.rivers.enabled() {
         dials.rivers = None;
     }
+    dials.roads = a.roads.enabled();
     let t = std::time::Instant::now();
     let report = |r: &isla::forge::StageReport| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail);
     let bp = isla::forge::forge(&dials, report).map_err(|e| match e {
@@ -230,6 +231,10 @@ fn print_info_json(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
         "sections": sections,
         "water_bodies": bp.water.as_ref().and_then(|w| w.bodies.clone()).unwrap_or_default(),
         "rivers": rivers_json(bp),
+        "towns": bp.towns.as_deref().unwrap_or(&[]).iter().map(|t| serde_json::json!({
+            "x": t.x, "y": t.y, "tier": format!("{:?}", t.tier).to_lowercase(), "highway_node": t.is_highway_node,
+        })).collect::<Vec<_>>(),
+        "roads": roads_json(bp),
         "river_dials": bp.rivers.as_ref().map(|r| r.dials),
         "stats": isla::world::island_stats(bp),
         "warnings": warnings,
@@ -254,6 +259,26 @@ fn rivers_json(bp: &Blueprint) -> Vec<serde_json::Value> {
                 "course": r.course.iter().map(|p| [p.x, p.y]).collect::<Vec<_>>(),
                 "width_m": r.course.iter().map(|p| p.width_m).collect::<Vec<_>>(),
                 "discharge_m3s": r.course.iter().map(|p| p.discharge_m3s).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
+}
+
+/// `info --json`'s `roads`: per road its tier, length, towns, `points` (`[x, y]` pixels) and
+/// `bridges` (`[first, last]` indices into `points`).
+fn roads_json(bp: &Blueprint) -> Vec<serde_json::Value> {
+    let Some(net) = &bp.roads else { return Vec::new() };
+    let town = |i: u16| (i != blueprint::NO_TOWN).then_some(i);
+    net.roads
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "tier": r.tier.name(),
+                "length_m": r.length_px() * bp.params.metres_per_pixel,
+                "from_town": town(r.from_town),
+                "to_town": town(r.to_town),
+                "points": r.points,
+                "bridges": r.bridges,
             })
         })
         .collect()
@@ -340,6 +365,27 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
             );
         }
     }
+    if let Some(net) = &bp.roads {
+        println!("  roads: {}", net.roads.len());
+        let at = |i: u16| {
+            bp.towns
+                .as_ref()
+                .and_then(|t| t.get(i as usize))
+                .map_or("-".to_string(), |t| format!("({:.0}, {:.0})", t.x, t.y))
+        };
+        for (k, r) in net.roads.iter().enumerate() {
+            println!(
+                "    {:<3} {:<7} {:.2} km, town {} -> town {}, {} points, {} bridges",
+                k,
+                r.tier.name(),
+                r.length_px() * p.metres_per_pixel / 1e3,
+                at(r.from_town),
+                at(r.to_town),
+                r.points.len(),
+                r.bridges.len()
+            );
+        }
+    }
     for w in &bp.warnings {
         println!("  warning: {} at byte {}: {}", w.section, w.offset, w.message);
     }
@@ -382,6 +428,7 @@ fn print_chunk(src: &WorldSource, c: &ChunkData, json: bool) -> anyhow::Result<(
                 "water_surface_y_m": w.map(|w| w.water_surface_y_m),
                 "true_depth_m": w.map(|w| w.true_depth_m),
                 "seam": w.is_some_and(|w| w.seam),
+                "road": isla::blueprint::RoadTier::from_ordinal(c.road[i].wrapping_sub(1)).map(|t| t.name()),
             }));
         }
     }

@@ -7,7 +7,7 @@ use super::place::{CliffPlacement, CliffStats, place_cliffs};
 use super::presets::{FieldsError, PresetFields};
 use super::raster::{
     BACKGROUND_COLOUR, CameraMarker, CliffColouring, MapRegion, RgbaImage, paint_camera, paint_chunk_grid,
-    paint_cliffiness, paint_cliffs, paint_elevation_bands, paint_rivers, paint_terrain, paint_towns, paint_water_bodies,
+    paint_cliffiness, paint_cliffs, paint_elevation_bands, paint_rivers, paint_roads, paint_terrain, paint_towns, paint_water_bodies,
 };
 use super::settings::CliffSettings;
 use super::water::WaterMask;
@@ -15,7 +15,7 @@ use crate::blueprint::Blueprint;
 use std::path::Path;
 
 /// Which layers to draw. Terrain is the base; the others are drawn over it in this order:
-/// water bodies, elevation bands, cliffiness, chunk grid, cliffs, rivers, towns, camera.
+/// water bodies, elevation bands, cliffiness, chunk grid, cliffs, rivers, roads, towns, camera.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct MapLayers {
     /// Hypsometric tint with hillshade, water shaded by true depth (needs a blueprint).
@@ -28,13 +28,15 @@ pub struct MapLayers {
     pub cliffs: Option<CliffColouring>,
     /// The river network (`RIVR`) as lines.
     pub rivers: bool,
+    /// The road network (`ROAD`) by tier, bridges marked.
+    pub roads: bool,
     pub towns: bool,
     /// Drawn when the request carries a camera.
     pub camera: bool,
 }
 
 impl Default for MapLayers {
-    /// What the map opens with: terrain, cliffs in the reference colour, rivers, towns, camera.
+    /// What the map opens with: terrain, cliffs in the reference colour, rivers, roads, towns, camera.
     fn default() -> Self {
         Self {
             terrain: true,
@@ -44,6 +46,7 @@ impl Default for MapLayers {
             chunk_grid: false,
             cliffs: Some(CliffColouring::Reference),
             rivers: true,
+            roads: true,
             towns: true,
             camera: true,
         }
@@ -60,6 +63,7 @@ impl MapLayers {
         chunk_grid: false,
         cliffs: None,
         rivers: false,
+        roads: false,
         towns: false,
         camera: false,
     };
@@ -72,12 +76,13 @@ impl MapLayers {
         chunk_grid: true,
         cliffs: Some(CliffColouring::ByOrientation),
         rivers: true,
+        roads: true,
         towns: true,
         camera: true,
     };
     /// Layer names for a CLI list: terrain, water-bodies, bands, cliffiness, grid, cliffs,
-    /// cliffs-by-orientation, rivers, towns, camera; plus `all` and `none`.
-    pub const NAMES: [&'static str; 12] = [
+    /// cliffs-by-orientation, rivers, roads, towns, camera; plus `all` and `none`.
+    pub const NAMES: [&'static str; 13] = [
         "terrain",
         "water-bodies",
         "bands",
@@ -86,6 +91,7 @@ impl MapLayers {
         "cliffs",
         "cliffs-by-orientation",
         "rivers",
+        "roads",
         "towns",
         "camera",
         "all",
@@ -104,6 +110,7 @@ impl MapLayers {
                 "cliffs" => l.cliffs = Some(CliffColouring::Reference),
                 "cliffs-by-orientation" => l.cliffs = Some(CliffColouring::ByOrientation),
                 "rivers" => l.rivers = true,
+                "roads" => l.roads = true,
                 "towns" => l.towns = true,
                 "camera" => l.camera = true,
                 "all" => l = MapLayers::ALL,
@@ -224,6 +231,9 @@ pub fn compose(req: &MapRequest, placement: Option<CliffPlacement>) -> MapRender
     }
     if let (Some(bp), true) = (req.blueprint, l.rivers) {
         paint_rivers(&mut img, r, bp);
+    }
+    if let (Some(bp), true) = (req.blueprint, l.roads) {
+        paint_roads(&mut img, r, bp);
     }
     if let (Some(bp), true) = (req.blueprint, l.towns) {
         paint_towns(&mut img, r, bp);

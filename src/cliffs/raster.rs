@@ -7,7 +7,7 @@ use super::lattice::{CELL_TILES, CHUNK_TILES};
 use super::place::CliffPlacement;
 use crate::blueprint::{Blueprint, TownTier};
 pub use crate::raster::{hillshade, hypsometric_colour, to_u8, water_body_colour, water_depth_colour};
-use crate::world::{WaterSource, WorldLayout, column_gradient, water_column};
+use crate::world::{WaterSource, WorldLayout, terrain_gradient, water_column};
 
 /// The reference's cliff map colour (its Vulcanus notes: `map_color = {144, 119, 87}`, shared by both
 /// planets' cliff prototypes).
@@ -159,7 +159,7 @@ pub fn paint_terrain(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
                 img.put(px, py, water_depth_colour(col.true_depth_m));
                 continue;
             }
-            let shade = hillshade(column_gradient(bp, tx, ty));
+            let shade = hillshade(terrain_gradient(bp, tx, ty));
             img.put(px, py, to_u8(hypsometric_colour(bp.height_m(x, y) - sea_m).map(|c| c * shade)));
         }
     }
@@ -331,6 +331,50 @@ pub fn paint_rivers(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Road lines by tier: highways dark grey and wider, roads light; bridges in the bridge colour.
+const ROAD_COLOURS: [[u8; 3]; 2] = [[60, 60, 64], [225, 205, 160]];
+const BRIDGE_COLOUR: [u8; 3] = [200, 60, 40];
+
+/// Roads (`ROAD`): each polyline as a line of discs, wider for highways; bridge spans marked.
+pub fn paint_roads(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
+    let Some(net) = &bp.roads else { return };
+    let s = region.tiles_per_px.max(1) as f64;
+    let mpp = bp.params.metres_per_pixel as f64;
+    let diagonal = (img.width as f64).hypot(img.height as f64);
+    for r in &net.roads {
+        let tier = r.tier as usize;
+        let width_m = crate::world::roads::road_width_m(r.tier) as f64;
+        let radius = (width_m / mpp / 2.0 / s).clamp(0.6, 64.0);
+        for (i, w) in r.points.windows(2).enumerate() {
+            let bridge = r.bridges.iter().any(|b| (b[0] as usize) <= i && i < b[1] as usize);
+            let colour = if bridge { BRIDGE_COLOUR } else { ROAD_COLOURS[tier] };
+            let (ax, ay) = region.px_of(w[0][0] as f64, w[0][1] as f64);
+            let (bx, by) = region.px_of(w[1][0] as f64, w[1][1] as f64);
+            let steps = (((bx - ax).hypot(by - ay)).min(diagonal) * 2.0).ceil().max(1.0) as usize;
+            for k in 0..=steps {
+                let t = k as f64 / steps as f64;
+                disc(img, ax + (bx - ax) * t, ay + (by - ay) * t, radius, colour);
+            }
+        }
+    }
+}
+
+fn disc(img: &mut RgbaImage, cx: f64, cy: f64, radius: f64, colour: [u8; 3]) {
+    let ri = radius.ceil() as i64;
+    for dy in -ri..=ri {
+        for dx in -ri..=ri {
+            let (x, y) = (cx.floor() as i64 + dx, cy.floor() as i64 + dy);
+            if x < 0 || y < 0 || x >= img.width as i64 || y >= img.height as i64 {
+                continue;
+            }
+            let (ex, ey) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
+            if ex * ex + ey * ey <= (radius + 0.5) * (radius + 0.5) {
+                img.put(x as u32, y as u32, colour);
             }
         }
     }

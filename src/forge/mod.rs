@@ -16,6 +16,7 @@ pub mod crater;
 pub mod curve;
 pub mod erosion;
 pub mod rivers;
+pub mod roads;
 mod shape;
 mod snapshots;
 mod towns;
@@ -28,6 +29,7 @@ pub use crater::{Crater, CraterDials};
 pub use curve::{CurveDials, DetailDials, HeightCurve};
 pub use erosion::{ErosionDials, ErosionStats};
 pub use rivers::{RiverDials, RiverStats};
+pub use roads::RoadStats;
 pub use shape::{ShapeDials, coast_shelf, smooth_abs};
 pub use snapshots::snapshots;
 pub use water::{Classification, MIN_LAKE_DEPTH_M, MIN_LAKE_PIXELS, classify_water, spill_levels};
@@ -52,6 +54,8 @@ pub struct ForgeDials {
     pub erosion: Option<ErosionDials>,
     /// Rivers with water in them, after towns; `None` = off (`isla forge --rivers off`).
     pub rivers: Option<RiverDials>,
+    /// The road network between the towns, after rivers (`isla forge --roads off` = false).
+    pub roads: bool,
 }
 
 impl ForgeDials {
@@ -66,6 +70,7 @@ impl ForgeDials {
             crater: CraterDials::default(),
             erosion: None,
             rivers: Some(RiverDials::default()),
+            roads: true,
         }
     }
 }
@@ -91,6 +96,7 @@ pub struct ForgeSummary {
     pub erosion: Option<ErosionStats>,
     pub towns: usize,
     pub rivers: Option<RiverStats>,
+    pub roads: Option<RoadStats>,
     pub millis: f64,
 }
 
@@ -207,6 +213,18 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
         None => None,
     };
 
+    let roads = if dials.roads {
+        let t = Instant::now();
+        let first_river_id = rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
+        let inp = roads::Inputs { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref(), first_river_id };
+        let (net, rs) = roads::run(&inp, &render, &water)?;
+        stage("roads", t, roads_detail(&rs, &towns));
+        summary.roads = Some(rs);
+        Some(net)
+    } else {
+        None
+    };
+
     let detail = summary_stage(&water, &render, pixels, t_all, &mut summary);
     stage("summary", t_all, detail);
     let blueprint = Blueprint {
@@ -228,6 +246,7 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
         detail: curve.detail_meta(),
         erosion: erosion_meta,
         rivers,
+        roads,
         warnings: Vec::new(),
     };
     Ok(Forged { blueprint, classify_raw: classify, crater, curve, summary })
@@ -424,6 +443,26 @@ fn rivers_detail(rs: &RiverStats) -> String {
     )
 }
 
+/// The `roads` report line.
+fn roads_detail(rs: &RoadStats, towns: &[crate::blueprint::Town]) -> String {
+    let unreachable = if rs.unreachable.is_empty() {
+        "every town joined".to_string()
+    } else {
+        let at: Vec<String> = rs.unreachable.iter().map(|&i| format!("({:.0}, {:.0})", towns[i].x, towns[i].y)).collect();
+        format!("{} towns unreachable: {}", rs.unreachable.len(), at.join(", "))
+    };
+    format!(
+        "{} roads ({} highways), {:.1} km in all, {} bridges ({:.0} m); {}; {} cells searched; guards hold",
+        rs.roads,
+        rs.highways,
+        rs.total_length_m / 1e3,
+        rs.bridges,
+        rs.bridge_length_m,
+        unreachable,
+        rs.cells_expanded
+    )
+}
+
 /// The closing `summary` report: fills the whole-run figures of `summary` and returns the report line.
 fn summary_stage(
     water: &crate::blueprint::Water,
@@ -442,14 +481,18 @@ fn summary_stage(
         .rivers
         .as_ref()
         .map_or("rivers off".to_string(), |r| format!("{} rivers ({:.1} km)", r.rivers, r.total_length_m / 1e3));
+    let roads = summary.roads.as_ref().map_or("roads off".to_string(), |r| {
+        format!("{} roads ({:.1} km, {} bridges)", r.roads, r.total_length_m / 1e3, r.bridges)
+    });
     format!(
-        "land {:.1}%, {} bodies, max depth {:.0} m, seam pixels {}, eroded {}, {} towns, {}",
+        "land {:.1}%, {} bodies, max depth {:.0} m, seam pixels {}, eroded {}, {} towns, {}, {}",
         100.0 * summary.land_fraction,
         water.bodies.as_ref().map_or(0, |b| b.len()),
         summary.max_depth_m,
         summary.seam_pixels,
         eroded,
         summary.towns,
-        rivers
+        rivers,
+        roads
     )
 }

@@ -1,5 +1,6 @@
 //! Towns on flat dry land: candidates on a coarse grid, kept where the rendered ground is dry,
-//! above the beach and flat; the flattest first, with a minimum spacing; tiers by rank.
+//! above the beach, flat and on the mainland (the largest 4-connected dry landmass, so every town
+//! can be reached by road); the flattest first, with a minimum spacing; tiers by rank.
 
 use super::crater::Crater;
 use crate::blueprint::{Town, TownTier};
@@ -23,13 +24,14 @@ pub fn place(
     // The island's shape is size-independent, so its slopes grow as the map shrinks: the
     // flatness bar scales with it (the 1024² island is the reference).
     let max_slope = MAX_SLOPE * (1024.0 / n as f32).max(1.0);
+    let mainland = mainland(n, render, body_ids, sea);
     let step = (n / 40).max(4);
     let reach = (step / 4).max(1);
     let mut candidates: Vec<(f32, usize, usize)> = Vec::new();
     for x in (step..n.saturating_sub(step)).step_by(step) {
         for y in (step..n.saturating_sub(step)).step_by(step) {
             let i = x * n + y;
-            if body_ids[i] != 0 || (render[i] - sea) * mpr < MIN_ABOVE_SEA_M {
+            if body_ids[i] != 0 || (render[i] - sea) * mpr < MIN_ABOVE_SEA_M || !mainland[i] {
                 continue;
             }
             if crater.is_some_and(|c| c.distance(x, y) < c.radius_px * 1.2) {
@@ -67,4 +69,48 @@ pub fn place(
         }
     }
     towns
+}
+
+/// The largest 4-connected region of dry land (no water body, at or above sea); ties by the
+/// region found first in scan order.
+fn mainland(n: usize, render: &[f32], body_ids: &[u16], sea: f32) -> Vec<bool> {
+    let dry = |i: usize| body_ids[i] == 0 && render[i] >= sea;
+    let mut label = vec![0u32; n * n];
+    let (mut best, mut best_size, mut next) = (0u32, 0usize, 0u32);
+    let mut stack = Vec::new();
+    for s in 0..n * n {
+        if label[s] != 0 || !dry(s) {
+            continue;
+        }
+        next += 1;
+        label[s] = next;
+        stack.push(s);
+        let mut size = 0;
+        while let Some(i) = stack.pop() {
+            size += 1;
+            let (x, y) = (i / n, i % n);
+            let mut visit = |j: usize| {
+                if label[j] == 0 && dry(j) {
+                    label[j] = next;
+                    stack.push(j);
+                }
+            };
+            if x > 0 {
+                visit(i - n);
+            }
+            if x + 1 < n {
+                visit(i + n);
+            }
+            if y > 0 {
+                visit(i - 1);
+            }
+            if y + 1 < n {
+                visit(i + 1);
+            }
+        }
+        if size > best_size {
+            (best, best_size) = (next, size);
+        }
+    }
+    label.iter().map(|&l| l == best && best != 0).collect()
 }

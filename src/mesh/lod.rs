@@ -15,10 +15,10 @@
 //!   merges equal neighbouring cells into large quads.
 
 use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
-use super::palette::ground_cover_colour;
+use super::palette::cover_colour;
 use super::water::{WaterMesh, water_colour};
 use crate::world::lod::{LevelGrid, NodeId};
-use crate::world::{CHUNK_COLUMNS, Material, WorldSource, column_gradient, material_at, water_column};
+use crate::world::{CHUNK_COLUMNS, Material, WorldSource, road_material_at};
 
 /// Buffers of one LOD node: terrain with morph targets, and its water.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -80,13 +80,15 @@ fn point_colour(src: &WorldSource, x: i64, z: i64, normal: [f32; 3], shading: Sh
     let bp = &*src.blueprint;
     let n = bp.map_size as i64;
     let biome = bp.biome(x.clamp(0, n - 1) as u32, z.clamp(0, n - 1) as u32);
-    let [gx, gz] = column_gradient(bp, x, z);
+    let [gx, gz] = src.gradient(x, z);
     let slope = (gx * gx + gz * gz).sqrt();
+    // Roads show at every level as material, where a sample falls on one.
+    let road = src.road_at(x, z).map_or(0, |t| t as u8 + 1);
     match shading {
-        Shading::Palette => ground_cover_colour(biome as u8),
+        Shading::Palette => cover_colour(biome as u8, road),
         Shading::Normals => [normal[0] * 0.5 + 0.5, normal[1] * 0.5 + 0.5, normal[2] * 0.5 + 0.5, 1.0],
         Shading::Materials => {
-            let m = material_at(biome, 0.0, slope);
+            let m = road_material_at(road, biome, 0.0, slope);
             material_id_colour(if m == Material::Air { Material::Rock as u8 } else { m as u8 })
         }
     }
@@ -202,13 +204,12 @@ fn finer_border_points(src: &WorldSource, level: u8, along_z: bool, fixed: i64, 
     // Level 1 against Marching Cubes: per column one crossing on the vertical edge (at the
     // column itself), and one per voxel row between two columns' surfaces on the edge joining
     // them — the same formula the mesher uses, from the lower column.
-    let bp = &*src.blueprint;
     let voxel = src.layout.voxel_m;
     let at = |c: i64| if along_z { (fixed, c) } else { (c, fixed) };
     let density_row = |c: i64| {
         let (x, z) = at(c);
-        let s = crate::world::surface_y_m(bp, x, z);
-        let [gx, gz] = column_gradient(bp, x, z);
+        let s = src.surface_y_m(x, z);
+        let [gx, gz] = src.gradient(x, z);
         let slope = (gx * gx + gz * gz).sqrt();
         (s, 1.0 / (1.0 + slope * slope).sqrt())
     };
@@ -289,7 +290,7 @@ fn mesh_tile_water(
             while x <= x1 {
                 let mut z = z0;
                 while z <= z1 {
-                    if let Some(w) = water_column(bp, &src.water, x.min(n - 1) as u32, z.min(n - 1) as u32, top) {
+                    if let Some(w) = src.water_at(x.min(n - 1) as u32, z.min(n - 1) as u32, top) {
                         any = true;
                         top_y = top_y.max(w.water_surface_y_m);
                         deepest = deepest.max(w.true_depth_m);
@@ -306,7 +307,7 @@ fn mesh_tile_water(
             let floats = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)].iter().any(|&(ci, cj)| {
                 // Corners on the world's far edge read the map's last column, as the terrain does.
                 let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
-                let dry = water_column(bp, &src.water, cx as u32, cz as u32, top).is_none();
+                let dry = src.water_at(cx as u32, cz as u32, top).is_none();
                 dry && own.shape[own.at(ci, cj)][0] < top_y - 0.5
             });
             if floats {
@@ -315,7 +316,7 @@ fn mesh_tile_water(
             // Wet corners at their own level (a river descending), dry ones at the cell's highest.
             let corner = |ci: i64, cj: i64| {
                 let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
-                water_column(bp, &src.water, cx as u32, cz as u32, top).map_or(top_y, |w| w.water_surface_y_m)
+                src.water_at(cx as u32, cz as u32, top).map_or(top_y, |w| w.water_surface_y_m)
             };
             let ys = [corner(i, j), corner(i, j + 1), corner(i + 1, j + 1), corner(i + 1, j)];
             cells[a * nz + b] = Some((ys, water_colour(deepest)));

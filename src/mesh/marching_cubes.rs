@@ -7,7 +7,7 @@
 //! vertices. Vertices are shared inside a chunk section through a per-edge cache; the cache and
 //! the output buffers are reused between calls (no allocation per voxel).
 
-use super::palette::{ground_cover_colour, lerp4};
+use super::palette::{cover_colour, lerp4};
 use super::tables::{EDGES, case_table, corner_offset, edge_axis};
 use crate::world::{ChunkData, PADDED, SECTION_VOXELS, SectionData};
 
@@ -79,7 +79,7 @@ impl Shading {
 
 /// Distinct colours for material ids in [`Shading::Materials`] (linear RGBA).
 pub fn material_id_colour(m: u8) -> [f32; 4] {
-    const IDS: [[f32; 3]; 11] = [
+    const IDS: [[f32; 3]; 13] = [
         [0.0, 0.0, 0.0],
         [1.0, 0.85, 0.2],
         [0.1, 0.8, 0.1],
@@ -91,6 +91,8 @@ pub fn material_id_colour(m: u8) -> [f32; 4] {
         [0.2, 0.3, 1.0],
         [0.3, 0.0, 0.3],
         [0.9, 0.4, 0.9],
+        [0.15, 0.15, 0.15],
+        [1.0, 0.55, 0.0],
     ];
     let c = IDS.get(m as usize).copied().unwrap_or([1.0, 0.0, 0.0]);
     [c[0], c[1], c[2], 1.0]
@@ -246,8 +248,8 @@ fn push_vertex(
     // fade instead of stepping (rock and sand are decided per pixel, in the terrain shader).
     let colour = match shading {
         Shading::Palette => {
-            let colour_a = ground_cover_colour(chunk.biome[ca]);
-            if ca == cb { colour_a } else { lerp4(colour_a, ground_cover_colour(chunk.biome[cb]), t) }
+            let colour_a = cover_colour(chunk.biome[ca], chunk.road[ca]);
+            if ca == cb { colour_a } else { lerp4(colour_a, cover_colour(chunk.biome[cb], chunk.road[cb]), t) }
         }
         Shading::Normals => [-gxs * inv * 0.5 + 0.5, inv * 0.5 + 0.5, -gzs * inv * 0.5 + 0.5, 1.0],
         Shading::Materials => {

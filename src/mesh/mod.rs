@@ -6,7 +6,9 @@
 //!   from global sample coordinates and the same two densities in the same order on both sides,
 //!   so neighbouring chunks meet exactly.
 //! - [`water`]: the translucent water sheet, a separate mesh that never enters the density field.
+//! - [`bridges`]: the decks where roads cross rivers.
 
+pub mod bridges;
 pub mod lod;
 pub mod marching_cubes;
 pub mod palette;

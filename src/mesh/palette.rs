@@ -25,6 +25,8 @@ pub fn material_colour(m: u8) -> [f32; 4] {
         x if x == Material::Seabed as u8 => srgb(0.62, 0.58, 0.45),
         x if x == Material::Ash as u8 => srgb(0.40, 0.37, 0.34),
         x if x == Material::Heath as u8 => srgb(0.55, 0.56, 0.33),
+        x if x == Material::Asphalt as u8 => srgb(0.24, 0.24, 0.25),
+        x if x == Material::Gravel as u8 => srgb(0.66, 0.60, 0.49),
         AIR => [1.0, 0.0, 1.0, 1.0],
         _ => [1.0, 0.0, 1.0, 1.0],
     }
@@ -48,6 +50,21 @@ pub fn ground_cover_colour(biome: u8) -> [f32; 4] {
         b => b,
     };
     material_colour(crate::world::top_material(cover) as u8)
+}
+
+/// The vertex colour of a surface point that may carry a road (`road`: 0 none, else 1 + the
+/// tier ordinal): the road's surface colour with alpha 0 — which tells the terrain shader to lay
+/// no sand, rock or snow over it — or the biome's ground cover with alpha 1.
+pub fn cover_colour(biome: u8, road: u8) -> [f32; 4] {
+    match road {
+        0 => ground_cover_colour(biome),
+        1 => with_alpha(material_colour(Material::Asphalt as u8), 0.0),
+        _ => with_alpha(material_colour(Material::Gravel as u8), 0.0),
+    }
+}
+
+fn with_alpha(c: [f32; 4], a: f32) -> [f32; 4] {
+    [c[0], c[1], c[2], a]
 }
 
 /// The height (m) above which the terrain shader lays snow on gentle slopes: the 5th percentile of

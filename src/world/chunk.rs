@@ -6,10 +6,9 @@
 //! - voxels of a section: `(cx * PADDED + cz) * PADDED + cy`, Y innermost, world
 //!   Y = `(section.index * SECTION_VOXELS + cy) × voxel_m`.
 
-use super::column::{column_gradient, surface_y_m};
 use super::layout::{CHUNK_COLUMNS, ChunkCoord, PADDED, SECTION_VOXELS};
-use super::material::material_at;
-use super::water::{WaterColumn, water_column};
+use super::material::road_material_at;
+use super::water::WaterColumn;
 use super::{WorldLayout, WorldSource};
 use crate::blueprint::Biome;
 
@@ -55,6 +54,8 @@ pub struct ChunkData {
     pub gradient: Vec<[f32; 2]>,
     /// `PADDED²` biome ordinals, for the rendered colour's blend.
     pub biome: Vec<u8>,
+    /// Road per column: 0 none, else 1 + the [`RoadTier`](crate::blueprint::RoadTier) ordinal.
+    pub road: Vec<u8>,
     /// Sections that meet the surface, bottom to top.
     pub sections: Vec<SectionData>,
     /// `None` when no column is wet: such a chunk has no water data at all.
@@ -104,13 +105,15 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
     let mut surface = vec![0f32; PADDED * PADDED];
     let mut gradient = vec![[0f32; 2]; PADDED * PADDED];
     let mut biome = vec![Biome::Ocean; PADDED * PADDED];
+    let mut road = vec![0u8; PADDED * PADDED];
     for cx in 0..PADDED {
         for cz in 0..PADDED {
             let (px, py) = (origin.0 + cx as i64, origin.1 + cz as i64);
             let i = ChunkData::column_index(cx, cz);
-            surface[i] = surface_y_m(bp, px, py);
-            gradient[i] = column_gradient(bp, px, py);
+            surface[i] = src.surface_y_m(px, py);
+            gradient[i] = src.gradient(px, py);
             biome[i] = bp.biome(px.clamp(0, n - 1) as u32, py.clamp(0, n - 1) as u32);
+            road[i] = src.road_at(px, py).map_or(0, |t| t as u8 + 1);
         }
     }
 
@@ -120,7 +123,7 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
     // One voxel of slack below: a surface exactly on a section's bottom plane still meshes.
     let first = (((lo - layout.voxel_m) / section_m).floor().max(0.0)) as u32;
     let last = ((hi / section_m).floor() as u32).min(layout.sections - 1);
-    let sections = (first..=last).map(|k| build_section(k, &surface, &gradient, &biome, layout.voxel_m)).collect();
+    let sections = (first..=last).map(|k| build_section(k, &surface, &gradient, &biome, &road, layout.voxel_m)).collect();
 
     let water = build_water(src, origin);
     ChunkData {
@@ -131,12 +134,20 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
         surface_y_m: surface,
         gradient,
         biome: biome.iter().map(|&b| b as u8).collect(),
+        road,
         sections,
         water,
     }
 }
 
-fn build_section(index: u32, surface: &[f32], gradient: &[[f32; 2]], biome: &[Biome], voxel_m: f32) -> SectionData {
+fn build_section(
+    index: u32,
+    surface: &[f32],
+    gradient: &[[f32; 2]],
+    biome: &[Biome],
+    road: &[u8],
+    voxel_m: f32,
+) -> SectionData {
     let mut density = vec![0f32; PADDED * PADDED * PADDED];
     let mut material = vec![0u8; PADDED * PADDED * PADDED];
     let base = index * SECTION_VOXELS;
@@ -150,7 +161,7 @@ fn build_section(index: u32, surface: &[f32], gradient: &[[f32; 2]], biome: &[Bi
         for cy in 0..PADDED {
             let y = (base + cy as u32) as f32 * voxel_m;
             density[row + cy] = (y - s) * inv_norm;
-            material[row + cy] = material_at(biome[col], s - y, slope) as u8;
+            material[row + cy] = road_material_at(road[col], biome[col], s - y, slope) as u8;
         }
     }
     SectionData { index, density, material }
@@ -171,7 +182,7 @@ fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
             if px >= n || py >= n {
                 continue;
             }
-            let Some(c) = water_column(bp, &src.water, px as u32, py as u32, top) else {
+            let Some(c) = src.water_at(px as u32, py as u32, top) else {
                 continue;
             };
             columns[ChunkData::column_index(cx, cz)] = Some(c);

@@ -17,9 +17,7 @@
 //!   which makes the borders coincide and keeps neighbouring levels at most one apart.
 
 use super::WorldSource;
-use super::column::surface_y_m;
 use super::layout::{CHUNK_COLUMNS, WorldLayout};
-use super::water::water_column;
 
 /// Where along its range a level starts to morph towards its parent, as a fraction of the range.
 pub const MORPH_START: f32 = 0.8;
@@ -133,7 +131,7 @@ impl LevelGrid {
     /// The field's rendered height at grid point `(i, j)`.
     #[inline]
     pub fn height(&self, src: &WorldSource, i: i64, j: i64) -> f32 {
-        surface_y_m(&src.blueprint, self.line(i), self.line(j))
+        src.surface_y_m(self.line(i), self.line(j))
     }
     /// Height of this level's surface at column coordinates `(x, z)`.
     pub fn surface_at(&self, src: &WorldSource, x: f64, z: f64) -> f32 {
@@ -405,7 +403,7 @@ pub fn column_errors_m(src: &WorldSource, id: NodeId, stride: i64, out: &mut Vec
     while x < (x1 as i64).min(n) * c {
         let mut z = z0 as i64 * c;
         while z < (z1 as i64).min(n) * c {
-            let p = [x as f32 * col, surface_y_m(&src.blueprint, x, z), z as f32 * col];
+            let p = [x as f32 * col, src.surface_y_m(x, z), z as f32 * col];
             let (ci, cj) = (grid.cell_of(x as f64), grid.cell_of(z as f64));
             let mut best = f32::MAX;
             for i in (ci - 1).max(0)..=(ci + 1).min(last) {
@@ -465,12 +463,12 @@ fn chunk_height_bounds(src: &WorldSource, cx: i64, cz: i64) -> ([f32; 2], WaterT
     let mut tally = WaterTally::default();
     for x in cx * c..=cx * c + c {
         for z in cz * c..=cz * c + c {
-            let s = surface_y_m(bp, x, z);
+            let s = src.surface_y_m(x, z);
             lo = lo.min(s);
             hi = hi.max(s);
             if x < n
                 && z < n
-                && let Some(w) = water_column(bp, &src.water, x as u32, z as u32, top)
+                && let Some(w) = src.water_at(x as u32, z as u32, top)
             {
                 hi = hi.max(w.water_surface_y_m);
                 if x < cx * c + c && z < cz * c + c {

@@ -17,10 +17,14 @@ pub enum Material {
     Seabed = 8,
     Ash = 9,
     Heath = 10,
+    /// A highway's surface.
+    Asphalt = 11,
+    /// A minor road's lighter surface.
+    Gravel = 12,
 }
 
 impl Material {
-    pub const COUNT: usize = 11;
+    pub const COUNT: usize = 13;
 }
 
 /// Slope (rise over run) above which bare rock shows, whatever the biome: about 40°.
@@ -42,6 +46,16 @@ pub fn top_material(biome: Biome) -> Material {
         Biome::Snow => Material::Snow,
         Biome::Wasteland => Material::Ash,
     }
+}
+
+/// [`material_at`] on a column that may carry a road (`road`: 0 none, else 1 + the tier
+/// ordinal): the road's surface replaces the topsoil.
+pub fn road_material_at(road: u8, biome: Biome, depth_m: f32, slope: f32) -> Material {
+    let m = material_at(biome, depth_m, slope);
+    if road == 0 || m == Material::Air || depth_m > TOPSOIL_DEPTH_M {
+        return m;
+    }
+    if road == 1 { Material::Asphalt } else { Material::Gravel }
 }
 
 /// Material of the voxel `depth_m` below the surface of a column (negative depth is air): the

@@ -11,27 +11,75 @@ mod column;
 mod layout;
 pub mod lod;
 mod material;
+pub mod roads;
 mod streaming;
 mod water;
 
 pub use chunk::{ChunkData, ChunkWater, RESIDENT_BYTES_PER_COLUMN, SectionData, build_chunk};
-pub use column::{column_gradient, surface_y_m};
+pub use column::{gradient_of, terrain_gradient, terrain_y_m};
 pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
-pub use material::{Material, ROCK_SLOPE, material_at, top_material};
+pub use material::{Material, ROCK_SLOPE, material_at, road_material_at, top_material};
 pub use streaming::{UNLOAD_FACTOR, chunk_distance_m, chunks_within, should_unload};
-pub use water::{IslandStats, WaterColumn, WaterSource, is_seam_column, island_stats, water_column};
+pub use roads::RoadCarve;
+pub use water::{IslandStats, WaterColumn, WaterSource, is_seam_column, island_stats, water_column, water_column_over};
+
+use crate::blueprint::RoadTier;
 
 /// Everything a chunk build needs, shared read-only between build threads.
 pub struct WorldSource {
     pub blueprint: std::sync::Arc<crate::blueprint::Blueprint>,
     pub layout: WorldLayout,
     pub water: WaterSource,
+    /// The roads carved into the column surface (empty without `ROAD`).
+    pub roads: RoadCarve,
 }
 
 impl WorldSource {
     pub fn new(blueprint: std::sync::Arc<crate::blueprint::Blueprint>) -> Self {
         let layout = WorldLayout::for_blueprint(&blueprint);
         let water = WaterSource::new(&blueprint);
-        Self { blueprint, layout, water }
+        let roads = RoadCarve::new(&blueprint);
+        Self { blueprint, layout, water, roads }
+    }
+
+    /// The road carve of a column, when a road reaches it (never on a wet column).
+    #[inline]
+    fn carve(&self, px: i64, py: i64) -> Option<roads::Carve> {
+        if self.roads.is_empty() {
+            return None;
+        }
+        let n = self.blueprint.map_size as i64;
+        self.roads.at(px.clamp(0, n - 1), py.clamp(0, n - 1))
+    }
+
+    /// The rendered surface of a column in metres (SPEC §3): the blueprint's, with the roads
+    /// carved in. Pixels outside the map read the nearest edge pixel.
+    #[inline]
+    pub fn surface_y_m(&self, px: i64, py: i64) -> f32 {
+        match self.carve(px, py) {
+            Some(c) => c.surface_m,
+            None => terrain_y_m(&self.blueprint, px, py),
+        }
+    }
+
+    /// The road on a column, if any.
+    pub fn road_at(&self, px: i64, py: i64) -> Option<RoadTier> {
+        self.carve(px, py).and_then(|c| c.road)
+    }
+
+    /// Slope of the rendered surface at a column, `[dY/dX, dY/dZ]` (see [`gradient_of`]).
+    pub fn gradient(&self, px: i64, py: i64) -> [f32; 2] {
+        let bp = &*self.blueprint;
+        gradient_of(bp.map_size, bp.params.metres_per_pixel, |x, y| self.surface_y_m(x, y), px, py)
+    }
+
+    /// The water of a column (SPEC §3), the shoreline-seam rule reading the carved surface.
+    pub fn water_at(&self, x: u32, y: u32, top_m: f32) -> Option<WaterColumn> {
+        let bp = &*self.blueprint;
+        let rendered_raw = match self.carve(x as i64, y as i64) {
+            Some(c) => c.surface_m / bp.params.metres_per_raw,
+            None => bp.height_raw(x, y),
+        };
+        water_column_over(bp, &self.water, x, y, top_m, rendered_raw)
     }
 }

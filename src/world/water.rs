@@ -52,8 +52,24 @@ impl WaterSource {
     }
 }
 
-/// The water of the column at pixel `(x, y)` (inside the map), or `None` when it is dry.
+/// The water of the column at pixel `(x, y)` (inside the map), or `None` when it is dry; the
+/// seam rule reads the blueprint's height (no roads: the world's own
+/// [`WorldSource::water_at`](super::WorldSource::water_at) reads the carved surface).
 pub fn water_column(bp: &Blueprint, src: &WaterSource, x: u32, y: u32, top_m: f32) -> Option<WaterColumn> {
+    water_column_over(bp, src, x, y, top_m, bp.heights_raw[bp.index(x, y)])
+}
+
+/// [`water_column`] with the seam rule comparing `rendered_raw` (the column's rendered surface,
+/// raw units, e.g. after a road's carve) with the ocean's level. True depth still comes from the
+/// blueprint's height.
+pub fn water_column_over(
+    bp: &Blueprint,
+    src: &WaterSource,
+    x: u32,
+    y: u32,
+    top_m: f32,
+    rendered_raw: f32,
+) -> Option<WaterColumn> {
     let w = bp.water.as_ref()?;
     let i = bp.index(x, y);
     let id = w.body_ids[i];
@@ -69,7 +85,7 @@ pub fn water_column(bp: &Blueprint, src: &WaterSource, x: u32, y: u32, top_m: f3
         (from_surface.or(table_level)?, false)
     } else {
         let ocean = src.ocean_level_raw?;
-        if !is_seam_column(height_raw, ocean, bp.params.metres_per_raw) {
+        if !is_seam_column(rendered_raw, ocean, bp.params.metres_per_raw) {
             return None;
         }
         (ocean, true)

@@ -1,0 +1,382 @@
+//! Roads between the towns (SPEC §2 "Roads"): found by the forge after the rivers, carved into
+//! the terrain by the world server at load (`world::roads`).
+//!
+//! - **Network.** Highways join the highway-node towns (capitol and cities) along a minimum
+//!   spanning tree of their straight-line distances, grown from the capitol; every other town and
+//!   village, nearest to the capitol first, gets a road to the nearest town already joined.
+//! - **Search**, coarse to fine in the sense of a two-level grid: A* over a grid of at most
+//!   [`COARSE_CELLS`]² cells (4 px at 1024², 32 px at 8192², so the search costs the same on any
+//!   map), each cell carrying its mean render height. A step costs its length, more on slopes
+//!   (quadratic in the grade over the tier's limit, and steeply past the limit), more for a turn
+//!   (so roads run straight and curve gently), and much more on a river (a bridge). A cell holding
+//!   any ocean or lake pixel, or the crater core, is closed; a diagonal step never cuts a closed
+//!   cell's corner; on a river a road never turns, so bridges are straight.
+//! - **Polyline.** The cells' centres from town to town, smoothed (Chaikin, twice) unless the
+//!   smoothing would put a point on closed water, then resampled at one point per pixel. Bridge
+//!   spans are the runs of points on river water, with the land point at each end.
+//!
+//! Deterministic: every search breaks ties by cell index and the order of the towns is fixed.
+
+use super::crater::{CARVE_FACTOR, Crater};
+use crate::blueprint::{NO_TOWN, Road, RoadNetwork, RoadTier, Town, TownTier, Water};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The coarse grid has at most this many cells per side.
+pub const COARSE_CELLS: usize = 256;
+/// Cost weights: per unit of (grade / limit)² along a step, per unit of grade past the limit, per
+/// 45° of turn (in metres of road), and the cost factor of a step on a river (a bridge).
+const SLOPE_WEIGHT: f32 = 1.0;
+const STEEP_WEIGHT: f32 = 40.0;
+const TURN_M: f32 = 6.0;
+const BRIDGE_FACTOR: f32 = 8.0;
+
+const DX: [i64; 8] = [-1, -1, -1, 0, 0, 1, 1, 1];
+const DY: [i64; 8] = [-1, 0, 1, -1, 1, -1, 0, 1];
+
+
+/// What the road stage reads besides the maps.
+pub struct Inputs<'a> {
+    pub n: usize,
+    pub sea: f32,
+    pub mpr: f32,
+    pub mpp: f32,
+    pub towns: &'a [Town],
+    pub crater: Option<&'a Crater>,
+    /// Body ids from this one up are rivers (the rest are the ocean and the lakes).
+    pub first_river_id: u16,
+}
+
+/// Figures of one run.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct RoadStats {
+    pub roads: usize,
+    pub highways: usize,
+    pub total_length_m: f64,
+    pub bridges: usize,
+    pub bridge_length_m: f64,
+    /// Towns no road could reach (an islet, say): named in the progress line.
+    pub unreachable: Vec<usize>,
+    pub cells_expanded: u64,
+    pub millis: f64,
+}
+
+/// The coarse grid: cell size, side, mean height (m) and what a cell is.
+struct Grid {
+    cell: usize,
+    side: usize,
+    height_m: Vec<f32>,
+    kind: Vec<u8>,
+}
+
+const LAND: u8 = 0;
+const RIVER: u8 = 1;
+const CLOSED: u8 = 2;
+
+impl Grid {
+    fn new(inp: &Inputs<'_>, render: &[f32], water: &Water) -> Self {
+        let n = inp.n;
+        let cell = n.div_ceil(COARSE_CELLS).max(1);
+        let side = n.div_ceil(cell);
+        let mut sum = vec![0f64; side * side];
+        let mut count = vec![0u32; side * side];
+        let mut kind = vec![LAND; side * side];
+        let core = inp.crater.map(|c| (c.x, c.y, c.radius_px * CARVE_FACTOR));
+        for x in 0..n {
+            for y in 0..n {
+                let i = x * n + y;
+                let c = (x / cell) * side + y / cell;
+                sum[c] += ((render[i] - inp.sea) * inp.mpr) as f64;
+                count[c] += 1;
+                let id = water.body_ids[i];
+                let in_core = core.is_some_and(|(cx, cy, r)| (x as f32 - cx).powi(2) + (y as f32 - cy).powi(2) <= r * r);
+                if in_core || (id != 0 && id < inp.first_river_id) {
+                    kind[c] = CLOSED;
+                } else if id >= inp.first_river_id && kind[c] == LAND {
+                    kind[c] = RIVER;
+                }
+            }
+        }
+        let height_m = sum.iter().zip(&count).map(|(s, &c)| (*s / c.max(1) as f64) as f32).collect();
+        Self { cell, side, height_m, kind }
+    }
+
+    fn cell_of(&self, x: f32, y: f32) -> usize {
+        let cx = ((x.max(0.0) as usize) / self.cell).min(self.side - 1);
+        let cy = ((y.max(0.0) as usize) / self.cell).min(self.side - 1);
+        cx * self.side + cy
+    }
+
+    fn neighbour(&self, c: usize, k: usize) -> Option<usize> {
+        let (x, y) = ((c / self.side) as i64 + DX[k], (c % self.side) as i64 + DY[k]);
+        let s = self.side as i64;
+        (x >= 0 && y >= 0 && x < s && y < s).then(|| x as usize * self.side + y as usize)
+    }
+}
+
+/// A* between two coarse cells for a tier; the cells from `from` to `to`, or `None`.
+fn search(grid: &Grid, inp: &Inputs<'_>, from: usize, to: usize, tier: RoadTier, expanded: &mut u64) -> Option<Vec<usize>> {
+    let cells = grid.side * grid.side;
+    let step_m = grid.cell as f32 * inp.mpp;
+    let limit = tier.grade_limit();
+    let mut g = vec![f32::INFINITY; cells];
+    let mut parent = vec![u32::MAX; cells];
+    let mut dir = vec![u8::MAX; cells];
+    let mut closed = vec![false; cells];
+    let (tx, ty) = ((to / grid.side) as f32, (to % grid.side) as f32);
+    let h = |c: usize| {
+        let (x, y) = ((c / grid.side) as f32, (c % grid.side) as f32);
+        (x - tx).hypot(y - ty) * step_m
+    };
+    let open = |c: usize| grid.kind[c] != CLOSED || c == from || c == to;
+    let mut heap = BinaryHeap::new();
+    g[from] = 0.0;
+    heap.push(Reverse((h(from).to_bits(), from as u32)));
+    while let Some(Reverse((_, c))) = heap.pop() {
+        let c = c as usize;
+        if closed[c] {
+            continue;
+        }
+        closed[c] = true;
+        *expanded += 1;
+        if c == to {
+            let mut path = vec![c];
+            let mut p = parent[c];
+            while p != u32::MAX {
+                path.push(p as usize);
+                p = parent[p as usize];
+            }
+            path.reverse();
+            return Some(path);
+        }
+        let on_river = grid.kind[c] == RIVER;
+        for k in 0..8 {
+            let Some(j) = grid.neighbour(c, k) else { continue };
+            if closed[j] || !open(j) {
+                continue;
+            }
+            let diagonal = DX[k] != 0 && DY[k] != 0;
+            if diagonal {
+                // Never cut a closed cell's corner.
+                let (a, b) = (grid.neighbour(c, if DX[k] < 0 { 1 } else { 6 }), grid.neighbour(c, if DY[k] < 0 { 3 } else { 4 }));
+                if a.is_some_and(|a| !open(a)) || b.is_some_and(|b| !open(b)) {
+                    continue;
+                }
+            }
+            // A bridge is straight: no turn onto, along or off a river but the way it started.
+            let turn = if dir[c] == u8::MAX { 0 } else { turn_steps(dir[c] as usize, k) };
+            if (on_river || grid.kind[j] == RIVER) && turn != 0 && dir[c] != u8::MAX {
+                continue;
+            }
+            let len = if diagonal { std::f32::consts::SQRT_2 } else { 1.0 } * step_m;
+            let grade = (grid.height_m[j] - grid.height_m[c]).abs() / len;
+            let r = grade / limit;
+            let mut cost = len * (1.0 + SLOPE_WEIGHT * r * r) + TURN_M * turn as f32;
+            if r > 1.0 {
+                cost += len * STEEP_WEIGHT * (r - 1.0);
+            }
+            if grid.kind[j] == RIVER {
+                cost *= BRIDGE_FACTOR;
+            }
+            let ng = g[c] + cost;
+            if ng < g[j] {
+                g[j] = ng;
+                parent[j] = c as u32;
+                dir[j] = k as u8;
+                heap.push(Reverse(((ng + h(j)).to_bits(), j as u32)));
+            }
+        }
+    }
+    None
+}
+
+/// 45° steps between two of the eight directions (0..=4).
+fn turn_steps(a: usize, b: usize) -> u32 {
+    let angle = |k: usize| (DY[k] as f32).atan2(DX[k] as f32);
+    let d = (angle(a) - angle(b)).abs();
+    let d = d.min(std::f32::consts::TAU - d);
+    (d / std::f32::consts::FRAC_PI_4).round() as u32
+}
+
+/// Whether a pixel position lies on water a road may not touch (ocean, lake) or in the crater core.
+fn closed_at(inp: &Inputs<'_>, water: &Water, p: [f32; 2]) -> bool {
+    let n = inp.n;
+    let (x, y) = ((p[0].max(0.0) as usize).min(n - 1), (p[1].max(0.0) as usize).min(n - 1));
+    let id = water.body_ids[x * n + y];
+    let core = inp.crater.is_some_and(|c| c.distance(x, y) <= c.radius_px * CARVE_FACTOR);
+    core || (id != 0 && id < inp.first_river_id)
+}
+
+fn on_river(inp: &Inputs<'_>, water: &Water, p: [f32; 2]) -> bool {
+    let n = inp.n;
+    let (x, y) = ((p[0].max(0.0) as usize).min(n - 1), (p[1].max(0.0) as usize).min(n - 1));
+    water.body_ids[x * n + y] >= inp.first_river_id
+}
+
+/// Points every pixel (or less) along a polyline, ends kept.
+fn resample(points: &[[f32; 2]]) -> Vec<[f32; 2]> {
+    let mut out = vec![points[0]];
+    for w in points.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let len = (b[0] - a[0]).hypot(b[1] - a[1]);
+        let steps = len.ceil().max(1.0) as usize;
+        for s in 1..=steps {
+            let t = s as f32 / steps as f32;
+            out.push([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
+        }
+    }
+    out
+}
+
+/// Two rounds of Chaikin corner cutting, ends kept.
+fn chaikin(points: &[[f32; 2]]) -> Vec<[f32; 2]> {
+    let mut p = points.to_vec();
+    for _ in 0..2 {
+        if p.len() < 3 {
+            break;
+        }
+        let mut q = vec![p[0]];
+        for w in p.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            q.push([0.75 * a[0] + 0.25 * b[0], 0.75 * a[1] + 0.25 * b[1]]);
+            q.push([0.25 * a[0] + 0.75 * b[0], 0.25 * a[1] + 0.75 * b[1]]);
+        }
+        q.push(*p.last().expect("non-empty"));
+        // The first and last cut points replace the ends' own neighbours; keep the ends exact.
+        q.remove(1);
+        q.remove(q.len() - 2);
+        p = q;
+    }
+    p
+}
+
+/// The polyline of a coarse path between two towns: cell centres with the towns' own positions at
+/// the ends, smoothed when that stays off closed water, one point per pixel; and its bridges.
+fn polyline(
+    grid: &Grid,
+    inp: &Inputs<'_>,
+    water: &Water,
+    path: &[usize],
+    a: [f32; 2],
+    b: [f32; 2],
+) -> (Vec<[f32; 2]>, Vec<[u32; 2]>) {
+    let n = inp.n as f32;
+    let centre = |c: usize| {
+        let half = grid.cell as f32 / 2.0;
+        [((c / grid.side * grid.cell) as f32 + half).min(n - 0.5), ((c % grid.side * grid.cell) as f32 + half).min(n - 0.5)]
+    };
+    let mut raw: Vec<[f32; 2]> = path.iter().map(|&c| centre(c)).collect();
+    raw[0] = a;
+    *raw.last_mut().expect("a path has cells") = b;
+    let smooth = resample(&chaikin(&raw));
+    let points = if smooth.iter().any(|&p| closed_at(inp, water, p)) { resample(&raw) } else { smooth };
+    // Bridges: runs of points on river water, widened by one point to the land on each side.
+    let mut bridges = Vec::new();
+    let mut i = 0;
+    while i < points.len() {
+        if on_river(inp, water, points[i]) {
+            let start = i;
+            while i + 1 < points.len() && on_river(inp, water, points[i + 1]) {
+                i += 1;
+            }
+            bridges.push([start.saturating_sub(1) as u32, (i + 1).min(points.len() - 1) as u32]);
+        }
+        i += 1;
+    }
+    // Merge spans that touch (a point of land between two river points is still the bridge).
+    let mut merged: Vec<[u32; 2]> = Vec::new();
+    for s in bridges {
+        match merged.last_mut() {
+            Some(m) if s[0] <= m[1] => m[1] = m[1].max(s[1]),
+            _ => merged.push(s),
+        }
+    }
+    (points, merged)
+}
+
+/// Find the road network. Towns are `inp.towns` (the capitol first).
+pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(RoadNetwork, RoadStats)> {
+    let t = std::time::Instant::now();
+    let mut stats = RoadStats::default();
+    let towns = inp.towns;
+    let mut roads = Vec::new();
+    if towns.len() < 2 {
+        stats.millis = t.elapsed().as_secs_f64() * 1e3;
+        return Ok((RoadNetwork { roads }, stats));
+    }
+    let grid = Grid::new(inp, render, water);
+    let capitol = towns.iter().position(|t| t.tier == TownTier::Capitol).unwrap_or(0);
+    let dist = |a: usize, b: usize| (towns[a].x - towns[b].x).hypot(towns[a].y - towns[b].y);
+    let mut joined = vec![false; towns.len()];
+    joined[capitol] = true;
+    let mut add = |from: usize, to: usize, tier: RoadTier, stats: &mut RoadStats| -> bool {
+        let (ca, cb) = (grid.cell_of(towns[from].x, towns[from].y), grid.cell_of(towns[to].x, towns[to].y));
+        let Some(path) = search(&grid, inp, ca, cb, tier, &mut stats.cells_expanded) else { return false };
+        let (a, b) = ([towns[from].x, towns[from].y], [towns[to].x, towns[to].y]);
+        let (points, bridges) = polyline(&grid, inp, water, &path, a, b);
+        roads.push(Road { tier, from_town: from as u16, to_town: to as u16, points, bridges });
+        true
+    };
+    // Highways: Prim's tree over the highway nodes from the capitol (ties by town index).
+    let nodes: Vec<usize> = (0..towns.len()).filter(|&i| towns[i].is_highway_node || i == capitol).collect();
+    let mut in_tree = vec![capitol];
+    let mut failed = vec![false; towns.len()];
+    loop {
+        let mut best: Option<(f32, usize, usize)> = None;
+        for &a in &in_tree {
+            for &b in &nodes {
+                if in_tree.contains(&b) || failed[b] {
+                    continue;
+                }
+                let d = dist(a, b);
+                if best.is_none_or(|(bd, _, _)| d < bd) {
+                    best = Some((d, a, b));
+                }
+            }
+        }
+        let Some((_, a, b)) = best else { break };
+        if add(a, b, RoadTier::Highway, &mut stats) {
+            in_tree.push(b);
+            joined[b] = true;
+        } else {
+            failed[b] = true; // retried below as an ordinary town
+        }
+    }
+    // Roads: the other towns, nearest to the capitol first, each to the nearest joined town it
+    // can reach.
+    let mut rest: Vec<usize> = (0..towns.len()).filter(|&i| !joined[i]).collect();
+    rest.sort_by(|&a, &b| dist(capitol, a).total_cmp(&dist(capitol, b)).then(a.cmp(&b)));
+    for town in rest {
+        let mut targets: Vec<usize> = (0..towns.len()).filter(|&i| joined[i]).collect();
+        targets.sort_by(|&a, &b| dist(town, a).total_cmp(&dist(town, b)).then(a.cmp(&b)));
+        let reached = targets.into_iter().take(3).any(|to| add(to, town, RoadTier::Road, &mut stats));
+        if reached {
+            joined[town] = true;
+        } else {
+            stats.unreachable.push(town);
+        }
+    }
+    // Guard: no point on the ocean, a lake or the crater core; bridges only over rivers.
+    for (k, r) in roads.iter().enumerate() {
+        for (i, &p) in r.points.iter().enumerate() {
+            anyhow::ensure!(!closed_at(inp, water, p), "road guard: road {k} point {i} lies on closed water");
+            let bridged = r.bridges.iter().any(|s| (s[0] as usize..=s[1] as usize).contains(&i));
+            anyhow::ensure!(bridged || !on_river(inp, water, p), "road guard: road {k} point {i} is on a river off a bridge");
+        }
+        anyhow::ensure!(r.from_town != NO_TOWN && r.to_town != NO_TOWN, "road guard: road {k} has a loose end");
+    }
+    stats.roads = roads.len();
+    stats.highways = roads.iter().filter(|r| r.tier == RoadTier::Highway).count();
+    stats.total_length_m = roads.iter().map(|r| (r.length_px() * inp.mpp) as f64).sum();
+    stats.bridges = roads.iter().map(|r| r.bridges.len()).sum();
+    stats.bridge_length_m = roads
+        .iter()
+        .flat_map(|r| r.bridges.iter().map(move |s| (r, s)))
+        .map(|(r, s)| {
+            let pts = &r.points[s[0] as usize..=s[1] as usize];
+            pts.windows(2).map(|w| ((w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]) * inp.mpp) as f64).sum::<f64>()
+        })
+        .sum();
+    stats.millis = t.elapsed().as_secs_f64() * 1e3;
+    Ok((RoadNetwork { roads }, stats))
+}

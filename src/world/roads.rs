@@ -1,0 +1,298 @@
+//! Roads carved into the column surface (SPEC §3 "Roads"): the world server reads the blueprint's
+//! `ROAD` polylines once at load and answers, per column, the carved surface and the road there.
+//!
+//! - **Roadbed.** Along each road (one point per pixel) the terrain is sampled and turned into a
+//!   profile within the tier's grade: the mean of the lowest profile above the terrain and the
+//!   highest profile below it that both climb at most the grade (each a two-pass distance
+//!   transform; their mean climbs at most the grade too), so cuts and fills balance. Bridge
+//!   points do not pull the profile (the deck spans them).
+//! - **Cross-section.** A column within the tier's half-width of the nearest road centreline
+//!   stands at the roadbed there (flat across the road); the shoulder beyond blends back into the
+//!   terrain with a smoothstep; wet columns and bridge spans are not carved.
+//! - **Culling.** Each road segment is listed in the chunks its box, grown by the widest
+//!   half-width + shoulder, touches; a column only looks at its chunk's segments.
+
+use super::layout::{CHUNK_COLUMNS, FLOOR_Y_M};
+use crate::blueprint::{Blueprint, RoadTier};
+
+/// Road width (m) and shoulder (m) per tier.
+pub fn road_width_m(tier: RoadTier) -> f32 {
+    match tier {
+        RoadTier::Highway => 10.0,
+        RoadTier::Road => 6.0,
+    }
+}
+pub fn shoulder_m(tier: RoadTier) -> f32 {
+    match tier {
+        RoadTier::Highway => 10.0,
+        RoadTier::Road => 7.0,
+    }
+}
+/// A bridge deck's roadbed stands at least this far above the water it spans (m).
+pub const BRIDGE_CLEARANCE_M: f32 = 1.5;
+/// The roadbed never drops below this far above sea (m): the seam rule compares the carved
+/// surface with the ocean's level, and a road should not flood.
+pub const ROADBED_ABOVE_SEA_M: f32 = 0.5;
+
+/// One road ready for per-column questions: points (pixel coordinates), the roadbed (m) at each
+/// and whether it lies on a bridge span.
+#[derive(Debug, Clone)]
+pub struct CarvedRoad {
+    pub tier: RoadTier,
+    pub points: Vec<[f32; 2]>,
+    pub bed_m: Vec<f32>,
+    pub bridge: Vec<bool>,
+}
+
+/// The road carving of a whole world.
+#[derive(Debug, Clone, Default)]
+pub struct RoadCarve {
+    pub roads: Vec<CarvedRoad>,
+    /// Per chunk (X-outer), the `(road, segment)` pairs whose grown box touches it.
+    cull: Vec<Vec<(u32, u32)>>,
+    /// Per chunk, the carve of each of its 32 × 32 columns, worked out once at load for the
+    /// chunks a road reaches (`None` elsewhere): the carve is a pure function of the blueprint.
+    tiles: Vec<Option<Box<[Option<Carve>]>>>,
+    chunks_per_side: usize,
+    mpp: f32,
+}
+
+/// The column answer: the carved surface (m) and the tier of a road on the column, if any.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Carve {
+    pub surface_m: f32,
+    pub road: Option<RoadTier>,
+}
+
+fn bilinear(bp: &Blueprint, x: f32, y: f32) -> f32 {
+    let n = bp.map_size as i64;
+    let (fx, fy) = ((x - 0.5).max(0.0), (y - 0.5).max(0.0));
+    let (x0, y0) = (fx.floor() as i64, fy.floor() as i64);
+    let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+    let h = |x: i64, y: i64| {
+        let (x, y) = (x.clamp(0, n - 1) as u32, y.clamp(0, n - 1) as u32);
+        (bp.height_raw(x, y) * bp.params.metres_per_raw).max(FLOOR_Y_M)
+    };
+    let a = h(x0, y0) + (h(x0 + 1, y0) - h(x0, y0)) * tx;
+    let b = h(x0, y0 + 1) + (h(x0 + 1, y0 + 1) - h(x0, y0 + 1)) * tx;
+    a + (b - a) * ty
+}
+
+/// The roadbed of a terrain profile `h` at arc lengths `s`, within `grade`: the mean of the
+/// lowest grade-limited profile above `h` and the highest below it, over the points `fixed` says
+/// count (the others are interpolated by the same two envelopes).
+pub fn roadbed(h: &[f32], s: &[f32], fixed: &[bool], grade: f32) -> Vec<f32> {
+    let m = h.len();
+    let (mut upper, mut lower) = (vec![f32::INFINITY; m], vec![f32::NEG_INFINITY; m]);
+    for i in 0..m {
+        if fixed[i] {
+            upper[i] = h[i];
+            lower[i] = h[i];
+        }
+    }
+    for i in 1..m {
+        let d = grade * (s[i] - s[i - 1]);
+        upper[i] = upper[i].min(upper[i - 1] + d);
+        lower[i] = lower[i].max(lower[i - 1] - d);
+    }
+    for i in (0..m.saturating_sub(1)).rev() {
+        let d = grade * (s[i + 1] - s[i]);
+        upper[i] = upper[i].min(upper[i + 1] + d);
+        lower[i] = lower[i].max(lower[i + 1] - d);
+    }
+    upper
+        .iter()
+        .zip(&lower)
+        .zip(h)
+        .map(|((&u, &l), &h)| if u.is_finite() && l.is_finite() { 0.5 * (u + l) } else { h })
+        .collect()
+}
+
+/// The water surface (m) over a pixel, when it is wet.
+fn water_level_m(bp: &Blueprint, p: [f32; 2]) -> Option<f32> {
+    let w = bp.water.as_ref()?;
+    let n = bp.map_size as usize;
+    let i = (p[0] as usize).min(n - 1) * n + (p[1] as usize).min(n - 1);
+    if w.body_ids[i] == 0 {
+        return None;
+    }
+    let level = w.surface.as_ref().and_then(|s| crate::blueprint::water_level::decode(s[i]));
+    level.or_else(|| w.body(w.body_ids[i]).map(|b| b.surface_level_raw)).map(|l| l * bp.params.metres_per_raw)
+}
+
+/// `max_j (v_j − grade·|s_i − s_j|)`: the lowest grade-limited profile at or above every `v`.
+fn lower_cone(v: &[f32], s: &[f32], grade: f32) -> Vec<f32> {
+    let mut out = v.to_vec();
+    for i in 1..out.len() {
+        out[i] = out[i].max(out[i - 1] - grade * (s[i] - s[i - 1]));
+    }
+    for i in (0..out.len().saturating_sub(1)).rev() {
+        out[i] = out[i].max(out[i + 1] - grade * (s[i + 1] - s[i]));
+    }
+    out
+}
+
+impl RoadCarve {
+    pub fn new(bp: &Blueprint) -> Self {
+        let Some(net) = &bp.roads else { return Self::default() };
+        let mpp = bp.params.metres_per_pixel;
+        let sea_m = bp.params.sea_level_raw * bp.params.metres_per_raw;
+        let river_from = bp.rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
+        let wet_river = |p: [f32; 2]| {
+            let w = bp.water.as_ref()?;
+            let n = bp.map_size as usize;
+            let (x, y) = ((p[0] as usize).min(n - 1), (p[1] as usize).min(n - 1));
+            Some(w.body_ids[x * n + y] >= river_from)
+        };
+        let mut roads = Vec::with_capacity(net.roads.len());
+        for r in &net.roads {
+            let m = r.points.len();
+            let mut bridge = vec![false; m];
+            for s in &r.bridges {
+                for b in bridge.iter_mut().take(s[1] as usize + 1).skip(s[0] as usize) {
+                    *b = true;
+                }
+            }
+            // The bridge's end points are its abutments: they stand on land and do count.
+            let fixed: Vec<bool> =
+                (0..m).map(|i| !bridge[i] || !wet_river(r.points[i]).unwrap_or(false)).collect();
+            let h: Vec<f32> = r.points.iter().map(|p| bilinear(bp, p[0], p[1])).collect();
+            let mut s = vec![0f32; m];
+            for i in 1..m {
+                let (a, b) = (r.points[i - 1], r.points[i]);
+                s[i] = s[i - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * mpp;
+            }
+            let grade = r.tier.grade_limit();
+            let mut bed = roadbed(&h, &s, &fixed, grade);
+            // Held above the sea, and over each bridge's water by the clearance, with the
+            // approaches ramping up within the grade: the larger of grade-limited profiles is
+            // still grade-limited.
+            let floor = sea_m + ROADBED_ABOVE_SEA_M;
+            let clear: Vec<f32> = (0..m)
+                .map(|i| match (bridge[i], water_level_m(bp, r.points[i])) {
+                    (true, Some(l)) => l + BRIDGE_CLEARANCE_M,
+                    _ => f32::NEG_INFINITY,
+                })
+                .collect();
+            let lift = lower_cone(&clear, &s, grade);
+            for (b, l) in bed.iter_mut().zip(&lift) {
+                *b = b.max(*l).max(floor);
+            }
+            roads.push(CarvedRoad { tier: r.tier, points: r.points.clone(), bed_m: bed, bridge });
+        }
+        // Culling: every segment into the chunks its grown box touches.
+        let chunk = CHUNK_COLUMNS as usize;
+        let per_side = (bp.map_size as usize).div_ceil(chunk) + 1;
+        let mut cull = vec![Vec::new(); per_side * per_side];
+        let margin_px = roads.iter().map(|r| road_width_m(r.tier) / 2.0 + shoulder_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
+        for (ri, r) in roads.iter().enumerate() {
+            for si in 0..r.points.len().saturating_sub(1) {
+                let (a, b) = (r.points[si], r.points[si + 1]);
+                let x0 = ((a[0].min(b[0]) - margin_px).floor().max(0.0) as usize / chunk).min(per_side - 1);
+                let x1 = ((a[0].max(b[0]) + margin_px).ceil().max(0.0) as usize / chunk).min(per_side - 1);
+                let y0 = ((a[1].min(b[1]) - margin_px).floor().max(0.0) as usize / chunk).min(per_side - 1);
+                let y1 = ((a[1].max(b[1]) + margin_px).ceil().max(0.0) as usize / chunk).min(per_side - 1);
+                for cx in x0..=x1 {
+                    for cy in y0..=y1 {
+                        cull[cx * per_side + cy].push((ri as u32, si as u32));
+                    }
+                }
+            }
+        }
+        let mut carve = Self { roads, cull, tiles: Vec::new(), chunks_per_side: per_side, mpp };
+        let n = bp.map_size as i64;
+        let c = chunk as i64;
+        let wet = |x: i64, y: i64| bp.water.as_ref().is_some_and(|w| w.body_ids[(x * n + y) as usize] != 0);
+        let tiles = (0..per_side * per_side)
+            .map(|k| {
+                if carve.cull[k].is_empty() {
+                    return None;
+                }
+                let (cx, cy) = ((k / per_side) as i64, (k % per_side) as i64);
+                let mut cells = vec![None; chunk * chunk];
+                for dx in 0..c {
+                    for dy in 0..c {
+                        let (x, y) = (cx * c + dx, cy * c + dy);
+                        if x < n && y < n && !wet(x, y) {
+                            cells[(dx * c + dy) as usize] = carve.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
+                        }
+                    }
+                }
+                Some(cells.into_boxed_slice())
+            })
+            .collect();
+        carve.tiles = tiles;
+        carve
+    }
+
+    /// The carve of column `(px, py)` inside the map (never a wet one), as worked out at load.
+    #[inline]
+    pub fn at(&self, px: i64, py: i64) -> Option<Carve> {
+        if self.tiles.is_empty() || px < 0 || py < 0 {
+            return None;
+        }
+        let c = CHUNK_COLUMNS as i64;
+        let (cx, cy) = ((px / c) as usize, (py / c) as usize);
+        if cx >= self.chunks_per_side || cy >= self.chunks_per_side {
+            return None;
+        }
+        let tile = self.tiles[cx * self.chunks_per_side + cy].as_ref()?;
+        tile[((px % c) * c + py % c) as usize]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.roads.is_empty()
+    }
+
+    /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, or `None`
+    /// where no road reaches it: the nearest road's roadbed within its half-width, the shoulder
+    /// blending back to the terrain beyond.
+    fn carve_column(&self, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
+        if self.roads.is_empty() || px < 0 || py < 0 {
+            return None;
+        }
+        let chunk = CHUNK_COLUMNS as i64;
+        let (cx, cy) = ((px / chunk) as usize, (py / chunk) as usize);
+        if cx >= self.chunks_per_side || cy >= self.chunks_per_side {
+            return None;
+        }
+        // Column centre in pixel coordinates.
+        let (qx, qy) = (px as f32 + 0.5, py as f32 + 0.5);
+        let mut best: Option<(f32, u32, u32, f32)> = None; // (distance px, road, segment, t)
+        for &(ri, si) in &self.cull[cx * self.chunks_per_side + cy] {
+            let r = &self.roads[ri as usize];
+            let (a, b) = (r.points[si as usize], r.points[si as usize + 1]);
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+            let len2 = dx * dx + dy * dy;
+            let t = if len2 > 0.0 { (((qx - a[0]) * dx + (qy - a[1]) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+            let d = (qx - a[0] - dx * t).hypot(qy - a[1] - dy * t);
+            if best.is_none_or(|(bd, _, _, _)| d < bd) {
+                best = Some((d, ri, si, t));
+            }
+        }
+        let (d, ri, si, t) = best?;
+        let r = &self.roads[ri as usize];
+        let (i, j) = (si as usize, si as usize + 1);
+        if r.bridge[i] && r.bridge[j] {
+            return None; // under a bridge the terrain (and the river) stay as they are
+        }
+        let d_m = d * self.mpp;
+        let half = road_width_m(r.tier) / 2.0;
+        let reach = half + shoulder_m(r.tier);
+        // The road's material reaches at least 0.75 px so a line of columns stays unbroken on
+        // coarse maps.
+        let paint = half.max(0.75 * self.mpp);
+        if d_m > reach.max(paint) {
+            return None;
+        }
+        let bed = r.bed_m[i] + (r.bed_m[j] - r.bed_m[i]) * t;
+        let surface = if d_m <= half {
+            bed
+        } else {
+            let f = ((d_m - half) / (reach - half)).clamp(0.0, 1.0);
+            let f = f * f * (3.0 - 2.0 * f);
+            bed + (terrain_m - bed) * f
+        };
+        Some(Carve { surface_m: surface.max(FLOOR_Y_M), road: (d_m <= paint).then_some(r.tier) })
+    }
+}
