@@ -452,14 +452,15 @@ fn roads_detail(rs: &RoadStats, towns: &[crate::blueprint::Town]) -> String {
         format!("{} towns unreachable: {}", rs.unreachable.len(), at.join(", "))
     };
     format!(
-        "{} roads ({} highways), {:.1} km in all, {} bridges ({:.0} m); {}; {} cells searched; guards hold",
+        "{} roads ({} highways), {:.1} km in all, {} bridges ({:.0} m); {}; {} cells searched, {} finer grids; guards hold",
         rs.roads,
         rs.highways,
         rs.total_length_m / 1e3,
         rs.bridges,
         rs.bridge_length_m,
         unreachable,
-        rs.cells_expanded
+        rs.cells_expanded,
+        rs.refined_grids
     )
 }
 

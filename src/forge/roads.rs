@@ -58,6 +58,8 @@ pub struct RoadStats {
     /// Towns no road could reach (an islet, say): named in the progress line.
     pub unreachable: Vec<usize>,
     pub cells_expanded: u64,
+    /// Finer grids built for pairs the coarse grid could not join.
+    pub refined_grids: usize,
     pub millis: f64,
 }
 
@@ -74,9 +76,10 @@ const RIVER: u8 = 1;
 const CLOSED: u8 = 2;
 
 impl Grid {
-    fn new(inp: &Inputs<'_>, render: &[f32], water: &Water) -> Self {
+    /// The grid of at most `cells` cells per side.
+    fn new(inp: &Inputs<'_>, render: &[f32], water: &Water, cells: usize) -> Self {
         let n = inp.n;
-        let cell = n.div_ceil(COARSE_CELLS).max(1);
+        let cell = n.div_ceil(cells).max(1);
         let side = n.div_ceil(cell);
         let mut sum = vec![0f64; side * side];
         let mut count = vec![0u32; side * side];
@@ -304,18 +307,32 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
         stats.millis = t.elapsed().as_secs_f64() * 1e3;
         return Ok((RoadNetwork { roads }, stats));
     }
-    let grid = Grid::new(inp, render, water);
+    // A coarse cell with a single ocean or lake pixel is closed, which can shut a narrow way: a
+    // pair the coarse grid cannot join is searched again on grids of twice and four times the
+    // resolution (built when first needed).
+    let mut grids: Vec<Grid> = vec![Grid::new(inp, render, water, COARSE_CELLS)];
     let capitol = towns.iter().position(|t| t.tier == TownTier::Capitol).unwrap_or(0);
     let dist = |a: usize, b: usize| (towns[a].x - towns[b].x).hypot(towns[a].y - towns[b].y);
     let mut joined = vec![false; towns.len()];
     joined[capitol] = true;
     let mut add = |from: usize, to: usize, tier: RoadTier, stats: &mut RoadStats| -> bool {
-        let (ca, cb) = (grid.cell_of(towns[from].x, towns[from].y), grid.cell_of(towns[to].x, towns[to].y));
-        let Some(path) = search(&grid, inp, ca, cb, tier, &mut stats.cells_expanded) else { return false };
-        let (a, b) = ([towns[from].x, towns[from].y], [towns[to].x, towns[to].y]);
-        let (points, bridges) = polyline(&grid, inp, water, &path, a, b);
-        roads.push(Road { tier, from_town: from as u16, to_town: to as u16, points, bridges });
-        true
+        for level in 0..3 {
+            if level == grids.len() {
+                if grids[level - 1].cell == 1 {
+                    return false; // already at full resolution
+                }
+                grids.push(Grid::new(inp, render, water, COARSE_CELLS << level));
+                stats.refined_grids += 1;
+            }
+            let grid = &grids[level];
+            let (ca, cb) = (grid.cell_of(towns[from].x, towns[from].y), grid.cell_of(towns[to].x, towns[to].y));
+            let Some(path) = search(grid, inp, ca, cb, tier, &mut stats.cells_expanded) else { continue };
+            let (a, b) = ([towns[from].x, towns[from].y], [towns[to].x, towns[to].y]);
+            let (points, bridges) = polyline(grid, inp, water, &path, a, b);
+            roads.push(Road { tier, from_town: from as u16, to_town: to as u16, points, bridges });
+            return true;
+        }
+        false
     };
     // Highways: Prim's tree over the highway nodes from the capitol (ties by town index).
     let nodes: Vec<usize> = (0..towns.len()).filter(|&i| towns[i].is_highway_node || i == capitol).collect();

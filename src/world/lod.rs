@@ -128,10 +128,12 @@ impl LevelGrid {
         }
         out
     }
-    /// The field's rendered height at grid point `(i, j)`.
+    /// The field's height at grid point `(i, j)`: the blueprint's terrain. Roads are carved into
+    /// full detail only; a coarse level shows them as material (SPEC §3), so their cuts neither
+    /// dent a coarse tile where a sample falls on one nor widen the levels' ranges.
     #[inline]
     pub fn height(&self, src: &WorldSource, i: i64, j: i64) -> f32 {
-        src.surface_y_m(self.line(i), self.line(j))
+        super::column::terrain_y_m(&src.blueprint, self.line(i), self.line(j))
     }
     /// Height of this level's surface at column coordinates `(x, z)`.
     pub fn surface_at(&self, src: &WorldSource, x: f64, z: f64) -> f32 {
@@ -403,7 +405,8 @@ pub fn column_errors_m(src: &WorldSource, id: NodeId, stride: i64, out: &mut Vec
     while x < (x1 as i64).min(n) * c {
         let mut z = z0 as i64 * c;
         while z < (z1 as i64).min(n) * c {
-            let p = [x as f32 * col, src.surface_y_m(x, z), z as f32 * col];
+            // Against the terrain the level samples (roads are full detail's alone).
+            let p = [x as f32 * col, super::column::terrain_y_m(&src.blueprint, x, z), z as f32 * col];
             let (ci, cj) = (grid.cell_of(x as f64), grid.cell_of(z as f64));
             let mut best = f32::MAX;
             for i in (ci - 1).max(0)..=(ci + 1).min(last) {
@@ -463,9 +466,10 @@ fn chunk_height_bounds(src: &WorldSource, cx: i64, cz: i64) -> ([f32; 2], WaterT
     let mut tally = WaterTally::default();
     for x in cx * c..=cx * c + c {
         for z in cz * c..=cz * c + c {
-            let s = src.surface_y_m(x, z);
-            lo = lo.min(s);
-            hi = hi.max(s);
+            // Carved (full detail) and uncarved (the coarse levels) alike.
+            let (s, t) = (src.surface_y_m(x, z), super::column::terrain_y_m(bp, x, z));
+            lo = lo.min(s).min(t);
+            hi = hi.max(s).max(t);
             if x < n
                 && z < n
                 && let Some(w) = src.water_at(x as u32, z as u32, top)

@@ -244,6 +244,11 @@ impl RoadCarve {
         self.roads.is_empty()
     }
 
+    /// How many chunks a road reaches (their columns' carve is held).
+    pub fn carved_chunks(&self) -> usize {
+        self.tiles.iter().filter(|t| t.is_some()).count()
+    }
+
     /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, or `None`
     /// where no road reaches it: the nearest road's roadbed within its half-width, the shoulder
     /// blending back to the terrain beyond.
