@@ -496,3 +496,55 @@ fn roads_join_every_town_on_random_seeds() {
         assert_road_rules(&f.blueprint);
     }
 }
+
+/// SPEC §2 islets as rocks (issue 15): every islet of the default island rises to a rounded,
+/// rough top rather than a flat one (few of its pixels within a metre of its highest), has a
+/// beach of its own, and there are both low domes and tall stacks.
+#[test]
+fn islets_are_domes_and_stacks_with_beaches_not_flat_tops() {
+    let bp = &forged(ISLAND_1024_SEED, 1024).blueprint;
+    let n = bp.n();
+    let (sea, mpr) = (bp.params.sea_level_raw, bp.params.metres_per_raw);
+    let dry = |i: usize| bp.heights_raw[i] >= sea;
+    let mut label = vec![0u32; n * n];
+    let mut islands: Vec<Vec<usize>> = Vec::new();
+    for s in 0..n * n {
+        if label[s] != 0 || !dry(s) {
+            continue;
+        }
+        let id = islands.len() as u32 + 1;
+        let mut members = vec![s];
+        label[s] = id;
+        let mut k = 0;
+        while k < members.len() {
+            let i = members[k];
+            k += 1;
+            let (x, y) = (i / n, i % n);
+            for j in [i.wrapping_sub(n), i + n, i.wrapping_sub(1), i + 1] {
+                let ok = j < n * n && (j / n).abs_diff(x) + (j % n).abs_diff(y) == 1;
+                if ok && label[j] == 0 && dry(j) {
+                    label[j] = id;
+                    members.push(j);
+                }
+            }
+        }
+        islands.push(members);
+    }
+    islands.sort_by_key(|m| std::cmp::Reverse(m.len()));
+    let islets: Vec<&Vec<usize>> = islands.iter().skip(1).filter(|m| m.len() >= 20).collect();
+    assert!(islets.len() >= 3, "{} islets", islets.len());
+    let (mut domes, mut stacks, mut with_beach) = (0, 0, 0);
+    for m in &islets {
+        let top = m.iter().map(|&i| (bp.heights_raw[i] - sea) * mpr).fold(f32::MIN, f32::max);
+        let near_top = m.iter().filter(|&&i| (bp.heights_raw[i] - sea) * mpr > top - 1.0).count();
+        assert!(near_top * 4 <= m.len(), "an islet of {} px has {near_top} px within 1 m of its top", m.len());
+        with_beach += m.iter().any(|&i| bp.biomes[i] == blueprint::Biome::Beach as u8) as usize;
+        if top < 30.0 {
+            domes += 1;
+        } else if top > 40.0 {
+            stacks += 1;
+        }
+    }
+    assert_eq!(with_beach, islets.len(), "every islet has a beach");
+    assert!(domes > 0 && stacks > 0, "domes {domes}, stacks {stacks}");
+}

@@ -39,6 +39,18 @@ const ISLET_FALLOFF_FEATHER: f32 = 0.2;
 const ISLET_CALIBRATION_SIDE: usize = 96;
 /// Fraction of a blob's excess over the threshold that saturates it.
 const ISLET_CORE: f32 = 0.45;
+/// Past the core an islet keeps rising toward its noise peak over this many cores: a dome or a
+/// stack with a rounded top, not a flat-topped cylinder.
+const ISLET_DOME_SPAN: f32 = 2.5;
+/// Crest of a low rocky dome (metres above sea, before the curve); stacks reach the islet crest
+/// dial. Which an islet is follows a low-frequency field.
+const ISLET_DOME_CREST_M: f32 = 22.0;
+/// Rough tops: fBm relief on the lifted part, metres.
+const ISLET_ROUGH_M: f32 = 6.0;
+/// Below this height an islet's slope is eased into a beach (`h²/B`): its own sand apron.
+const ISLET_BEACH_M: f32 = 8.0;
+const ISLET_ROUGH_SEED_OFFSET: i32 = 7717;
+const ISLET_KIND_SEED_OFFSET: i32 = 7723;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ShapeDials {
@@ -145,6 +157,8 @@ pub struct ShapeField<'a> {
     coast: Fbm<Perlin>,
     islet: Perlin,
     islet_threshold: f32,
+    islet_rough: Fbm<Perlin>,
+    islet_kind: Perlin,
     /// Spine axis direction (unit vector).
     spine_dir: (f32, f32),
 }
@@ -202,6 +216,8 @@ impl<'a> ShapeField<'a> {
             coast,
             islet,
             islet_threshold,
+            islet_rough: Fbm::<Perlin>::new(seeded(d.seed, ISLET_ROUGH_SEED_OFFSET)).set_octaves(3).set_persistence(0.5),
+            islet_kind: Perlin::new(seeded(d.seed, ISLET_KIND_SEED_OFFSET)),
             spine_dir: (a.cos(), a.sin()),
         }
     }
@@ -277,13 +293,27 @@ impl<'a> ShapeField<'a> {
         if zone <= 0.0 {
             return (e, false);
         }
-        let blob = islet_blob(islet_value(&self.islet, s.islet_freq, u, v), self.islet_threshold) * zone;
+        let value = islet_value(&self.islet, s.islet_freq, u, v);
+        let blob = islet_blob(value, self.islet_threshold) * zone;
         if blob <= 0.0 {
             return (e, false);
         }
-        // Lerp toward a crest rather than add, so an islet can surface at any ambient depth.
-        let lifted = e + (s.islet_crest_m - e) * blob;
-        (lifted, lifted >= 0.0)
+        // The target: a stack's or a dome's crest (a low-frequency field picks which), reached
+        // only at the blob's noise peak, with rough fBm relief on top.
+        let excess = (value - self.islet_threshold) / ((1.0 - self.islet_threshold) * ISLET_CORE).max(1e-4);
+        let dome = smoothstep(0.0, 1.0, excess / ISLET_DOME_SPAN);
+        let kind = smoothstep(-0.2, 0.2, self.islet_kind.get([u as f64 * 3.0 + 5.1, v as f64 * 3.0 - 2.3]) as f32);
+        let crest = ISLET_DOME_CREST_M + (s.islet_crest_m - ISLET_DOME_CREST_M) * kind;
+        let rough = ISLET_ROUGH_M * self.islet_rough.get([u as f64 * 40.0, v as f64 * 40.0]) as f32;
+        let target = crest * (0.3 + 0.7 * dome) + rough * dome;
+        // Lerp toward it rather than add, so an islet can surface at any ambient depth.
+        let lifted = e + (target - e) * blob;
+        if lifted < 0.0 {
+            return (lifted, false);
+        }
+        // Its own beach: the lowest metres eased flat (monotone, zero stays zero).
+        let lifted = if lifted < ISLET_BEACH_M { lifted * lifted / ISLET_BEACH_M } else { lifted };
+        (lifted, true)
     }
 }
 
