@@ -317,20 +317,7 @@ pub fn paint_rivers(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
             let steps = (((bx - ax).hypot(by - ay)).min(diagonal) * 2.0).ceil().max(1.0) as usize;
             for k in 0..=steps {
                 let t = k as f64 / steps as f64;
-                let (cx, cy) = (ax + (bx - ax) * t, ay + (by - ay) * t);
-                let ri = radius.ceil() as i64;
-                for dy in -ri..=ri {
-                    for dx in -ri..=ri {
-                        let (x, y) = (cx.floor() as i64 + dx, cy.floor() as i64 + dy);
-                        if x < 0 || y < 0 || x >= img.width as i64 || y >= img.height as i64 {
-                            continue;
-                        }
-                        let (ex, ey) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
-                        if ex * ex + ey * ey <= (radius + 0.5) * (radius + 0.5) {
-                            img.put(x as u32, y as u32, colour);
-                        }
-                    }
-                }
+                disc(img, ax + (bx - ax) * t, ay + (by - ay) * t, radius, colour);
             }
         }
     }

@@ -657,52 +657,37 @@ fn trace_up(dr: &Drainage, n: usize, from: usize, min_acc: u32, near_protected: 
 }
 
 /// Protected ground grown by a channel's width: stems stop before it, routes go around it.
+/// A square dilation by `r`, separable: along Y within each row, then along X.
 fn grow(mask: &[bool], n: usize, r: usize) -> Vec<bool> {
-    // Separable square dilation: rows, then columns.
-    let mut a = vec![false; n * n];
-    for x in 0..n {
+    let rows = dilate(mask, n, r, |line, k| line * n + k);
+    dilate(&rows, n, r, |line, k| k * n + line)
+}
+
+/// One axis of [`grow`]: each of the `n` lines (`at(line, k)` its k-th cell) marks every cell
+/// within `r` of a set cell, by a forward and a backward sweep.
+fn dilate(mask: &[bool], n: usize, r: usize, at: impl Fn(usize, usize) -> usize) -> Vec<bool> {
+    let mut out = vec![false; n * n];
+    for line in 0..n {
         let mut last: Option<usize> = None;
-        for y in 0..n {
-            if mask[x * n + y] {
-                last = Some(y);
+        for k in 0..n {
+            if mask[at(line, k)] {
+                last = Some(k);
             }
-            // forward pass marks within r after a set cell
-            if last.is_some_and(|l| y - l <= r) {
-                a[x * n + y] = true;
+            if last.is_some_and(|l| k - l <= r) {
+                out[at(line, k)] = true;
             }
         }
         let mut next: Option<usize> = None;
-        for y in (0..n).rev() {
-            if mask[x * n + y] {
-                next = Some(y);
+        for k in (0..n).rev() {
+            if mask[at(line, k)] {
+                next = Some(k);
             }
-            if next.is_some_and(|l| l - y <= r) {
-                a[x * n + y] = true;
-            }
-        }
-    }
-    let mut b = vec![false; n * n];
-    for y in 0..n {
-        let mut last: Option<usize> = None;
-        for x in 0..n {
-            if a[x * n + y] {
-                last = Some(x);
-            }
-            if last.is_some_and(|l| x - l <= r) {
-                b[x * n + y] = true;
-            }
-        }
-        let mut next: Option<usize> = None;
-        for x in (0..n).rev() {
-            if a[x * n + y] {
-                next = Some(x);
-            }
-            if next.is_some_and(|l| l - x <= r) {
-                b[x * n + y] = true;
+            if next.is_some_and(|l| l - k <= r) {
+                out[at(line, k)] = true;
             }
         }
     }
-    b
+    out
 }
 
 fn course_length_px(n: usize, cells: &[usize]) -> f32 {

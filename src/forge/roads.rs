@@ -160,9 +160,14 @@ fn search(grid: &Grid, inp: &Inputs<'_>, from: usize, to: usize, tier: RoadTier,
             }
             let diagonal = DX[k] != 0 && DY[k] != 0;
             if diagonal {
-                // Never cut a closed cell's corner.
+                // Never cut a closed cell's corner, nor slip past a river's corner (that would be
+                // a bridge that paid nothing and need not be straight).
                 let (a, b) = (grid.neighbour(c, if DX[k] < 0 { 1 } else { 6 }), grid.neighbour(c, if DY[k] < 0 { 3 } else { 4 }));
+                let river_corner = |s: Option<usize>| s.is_some_and(|s| grid.kind[s] == RIVER);
                 if a.is_some_and(|a| !open(a)) || b.is_some_and(|b| !open(b)) {
+                    continue;
+                }
+                if !on_river && grid.kind[j] != RIVER && (river_corner(a) || river_corner(b)) {
                     continue;
                 }
             }
@@ -270,9 +275,20 @@ fn polyline(
     };
     let mut raw: Vec<[f32; 2]> = path.iter().map(|&c| centre(c)).collect();
     raw[0] = a;
-    *raw.last_mut().expect("a path has cells") = b;
-    let smooth = resample(&chaikin(&raw));
-    let points = if smooth.iter().any(|&p| closed_at(inp, water, p)) { resample(&raw) } else { smooth };
+    if raw.len() == 1 {
+        raw.push(b); // both towns in one cell: the road still runs from one to the other
+    } else {
+        *raw.last_mut().expect("a path has cells") = b;
+    }
+    let (rough, smooth) = (resample(&raw), resample(&chaikin(&raw)));
+    // The smoothed line only where it stays off closed water and crosses rivers no more often
+    // than the cells did (smoothing must not bend a bridge or graze a bank into one).
+    let crossings = |pts: &[[f32; 2]]| pts.windows(2).filter(|w| !on_river(inp, water, w[0]) && on_river(inp, water, w[1])).count();
+    let points = if smooth.iter().any(|&p| closed_at(inp, water, p)) || crossings(&smooth) > crossings(&rough) {
+        rough
+    } else {
+        smooth
+    };
     // Bridges: runs of points on river water, widened by one point to the land on each side.
     let mut bridges = Vec::new();
     let mut i = 0;
@@ -329,6 +345,11 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
             let Some(path) = search(grid, inp, ca, cb, tier, &mut stats.cells_expanded) else { continue };
             let (a, b) = ([towns[from].x, towns[from].y], [towns[to].x, towns[to].y]);
             let (points, bridges) = polyline(grid, inp, water, &path, a, b);
+            // A town's own cell is open even when it holds water; the leg from the town to the
+            // cell's neighbour may then touch it: try the finer grid instead.
+            if points.iter().any(|&p| closed_at(inp, water, p)) {
+                continue;
+            }
             roads.push(Road { tier, from_town: from as u16, to_town: to as u16, points, bridges });
             return true;
         }
@@ -361,18 +382,31 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
     }
     // Roads: the other towns, nearest to the capitol first, each to the nearest joined town it
     // can reach.
+    // A town none of its three nearest joined towns reaches is retried against every joined
+    // town, and again after others have joined, until a round joins nobody.
     let mut rest: Vec<usize> = (0..towns.len()).filter(|&i| !joined[i]).collect();
     rest.sort_by(|&a, &b| dist(capitol, a).total_cmp(&dist(capitol, b)).then(a.cmp(&b)));
-    for town in rest {
-        let mut targets: Vec<usize> = (0..towns.len()).filter(|&i| joined[i]).collect();
-        targets.sort_by(|&a, &b| dist(town, a).total_cmp(&dist(town, b)).then(a.cmp(&b)));
-        let reached = targets.into_iter().take(3).any(|to| add(to, town, RoadTier::Road, &mut stats));
-        if reached {
-            joined[town] = true;
-        } else {
-            stats.unreachable.push(town);
+    let mut first_round = true;
+    loop {
+        let mut left = Vec::new();
+        for &town in &rest {
+            let mut targets: Vec<usize> = (0..towns.len()).filter(|&i| joined[i]).collect();
+            targets.sort_by(|&a, &b| dist(town, a).total_cmp(&dist(town, b)).then(a.cmp(&b)));
+            let tries = if first_round { 3 } else { targets.len() };
+            if targets.into_iter().take(tries).any(|to| add(to, town, RoadTier::Road, &mut stats)) {
+                joined[town] = true;
+            } else {
+                left.push(town);
+            }
         }
+        let progress = left.len() < rest.len();
+        rest = left;
+        if rest.is_empty() || (!progress && !first_round) {
+            break;
+        }
+        first_round = false;
     }
+    stats.unreachable = rest;
     // Guard: no point on the ocean, a lake or the crater core; bridges only over rivers.
     for (k, r) in roads.iter().enumerate() {
         for (i, &p) in r.points.iter().enumerate() {

@@ -37,7 +37,9 @@ pub fn bridge_mesh(src: &WorldSource) -> TerrainMesh {
                 continue;
             }
             // Per point: centre (m), the unit side vector, the deck's top.
-            let at = |k: usize| [r.points[k][0] * col, r.points[k][1] * col];
+            // Road points are in pixel space, where column x spans [x, x + 1) and sits at world
+            // x · column (its centre is x + 0.5 there): the same half-column shift as the carve.
+            let at = |k: usize| [(r.points[k][0] - 0.5) * col, (r.points[k][1] - 0.5) * col];
             let mut rails: Vec<([f32; 3], [f32; 3], [f32; 2])> = Vec::new();
             for k in start..=end {
                 let (a, b) = (at(k.saturating_sub(1).max(start)), at((k + 1).min(end)));

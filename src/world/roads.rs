@@ -136,7 +136,9 @@ impl RoadCarve {
     pub fn new(bp: &Blueprint) -> Self {
         let Some(net) = &bp.roads else { return Self::default() };
         let mpp = bp.params.metres_per_pixel;
-        let sea_m = bp.params.sea_level_raw * bp.params.metres_per_raw;
+        // The level the seam rule compares with: the ocean body's, else the sea level.
+        let ocean_raw = bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
+        let sea_m = ocean_raw * bp.params.metres_per_raw;
         let river_from = bp.rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
         let wet_river = |p: [f32; 2]| {
             let w = bp.water.as_ref()?;
