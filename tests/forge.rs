@@ -343,7 +343,8 @@ fn river_rules_hold_on_a_synthetic_slope() {
     for x in 0..n {
         for y in 0..n {
             let valley = (y as f32 - 96.0 - 20.0 * (x as f32 / 30.0).sin()).abs();
-            let e_m = 150.0 - 170.0 * x as f32 / (n - 1) as f32 + 0.3 * valley + 6.0 * ((x * 7 + y * 13) % 5) as f32 / 5.0;
+            let e_m =
+                150.0 - 170.0 * x as f32 / (n - 1) as f32 + 0.3 * valley + 6.0 * ((x * 7 + y * 13) % 5) as f32 / 5.0;
             h[x * n + y] = sea + e_m / mpr;
         }
     }
@@ -394,7 +395,8 @@ fn river_rules_hold_on_a_synthetic_slope() {
     assert!(lengths.iter().any(|&l| l >= 400.0), "the valley's river runs most of the slope: {lengths:?}");
     // Deterministic: the same input gives the same network and maps.
     let mut again = off.clone();
-    let (net2, _) = run(&dials, &inp, &mut again.heights_raw, again.water.as_mut().unwrap(), &mut again.biomes).unwrap();
+    let (net2, _) =
+        run(&dials, &inp, &mut again.heights_raw, again.water.as_mut().unwrap(), &mut again.biomes).unwrap();
     again.rivers = Some(net2);
     assert_eq!(blueprint::to_bytes(&on).unwrap(), blueprint::to_bytes(&again).unwrap());
 }
@@ -449,10 +451,16 @@ fn assert_road_rules(bp: &blueprint::Blueprint) -> (usize, usize) {
         for (i, &p) in r.points.iter().enumerate() {
             let id = id_at(p);
             let bridged = r.bridges.iter().any(|s| (s[0] as usize..=s[1] as usize).contains(&i));
-            assert!(id == 0 || (bridged && id >= first_river), "road {k} point {i} on water body {id} (bridge {bridged})");
+            assert!(
+                id == 0 || (bridged && id >= first_river),
+                "road {k} point {i} on water body {id} (bridge {bridged})"
+            );
         }
         for s in &r.bridges {
-            assert!((s[0]..=s[1]).any(|i| id_at(r.points[i as usize]) >= first_river), "road {k}: a bridge over a river");
+            assert!(
+                (s[0]..=s[1]).any(|i| id_at(r.points[i as usize]) >= first_river),
+                "road {k}: a bridge over a river"
+            );
         }
         bridges += r.bridges.len();
     }

@@ -84,7 +84,13 @@ fn sample_roads() -> RoadNetwork {
                 points: vec![[1.0, 2.0], [3.5, 4.0], [6.0, 5.5], [8.0, 9.0]],
                 bridges: vec![[1, 2]],
             },
-            Road { tier: RoadTier::Road, from_town: 1, to_town: NO_TOWN, points: vec![[8.0, 9.0], [12.0, 9.5]], bridges: vec![] },
+            Road {
+                tier: RoadTier::Road,
+                from_town: 1,
+                to_town: NO_TOWN,
+                points: vec![[8.0, 9.0], [12.0, 9.5]],
+                bridges: vec![],
+            },
         ],
     }
 }

@@ -900,12 +900,24 @@ fn sloped_river() -> Blueprint {
     for x in 0..n {
         for y in 0..n {
             let river = (28..36).contains(&y) && (8..56).contains(&x);
-            bp.heights_raw[x * n + y] = if x >= 56 { 0.05 } else if river { level(x) - 3.0 / MPR } else { 0.4 };
+            bp.heights_raw[x * n + y] = if x >= 56 {
+                0.05
+            } else if river {
+                level(x) - 3.0 / MPR
+            } else {
+                0.4
+            };
         }
     }
     let bodies = vec![
         ocean_body(SEA),
-        WaterBody { id: 2, kind: WaterType::Lake, salinity: Salinity::Fresh, surface_level_raw: SEA, ..ocean_body(SEA) },
+        WaterBody {
+            id: 2,
+            kind: WaterType::Lake,
+            salinity: Salinity::Fresh,
+            surface_level_raw: SEA,
+            ..ocean_body(SEA)
+        },
     ];
     with_water(
         bp,
@@ -966,7 +978,8 @@ fn a_sloped_river_sheet_has_no_gap_seen_from_above() {
     let mut rays = 0;
     for x in 8..55 {
         for z in 28..35 {
-            for (fx, fz) in [(0.5, 0.5), (0.0, 0.5), (0.999, 0.5), (0.5, 0.0), (0.5, 0.999), (0.0, 0.0), (0.999, 0.999)] {
+            for (fx, fz) in [(0.5, 0.5), (0.0, 0.5), (0.999, 0.5), (0.5, 0.0), (0.5, 0.999), (0.0, 0.0), (0.999, 0.999)]
+            {
                 let (wx, wz) = ((x as f32 + fx) * col, (z as f32 + fz) * col);
                 assert!(ray_hits(&all, wx, wz), "a ray at column ({x}.{fx}, {z}.{fz}) sees through the sheet");
                 rays += 1;
@@ -998,7 +1011,13 @@ fn a_sloped_river_sheet_has_no_gap_seen_from_above() {
     // A coarse tile (level 1) over the same river: rays through the river's footprint hit it.
     let tree = isla::world::lod::LodTree::new(&src);
     let mut m = isla::mesh::lod::LodMesh::default();
-    isla::mesh::lod::mesh_tile(&src, isla::world::lod::NodeId::new(1, 0, 0), tree.top_level, isla::mesh::Shading::Palette, &mut m);
+    isla::mesh::lod::mesh_tile(
+        &src,
+        isla::world::lod::NodeId::new(1, 0, 0),
+        tree.top_level,
+        isla::mesh::Shading::Palette,
+        &mut m,
+    );
     for x in 8..55 {
         for z in 28..35 {
             let (wx, wz) = ((x as f32 + 0.5) * col, (z as f32 + 0.5) * col);
@@ -1010,7 +1029,8 @@ fn a_sloped_river_sheet_has_no_gap_seen_from_above() {
 fn default_source() -> &'static WorldSource {
     static SRC: std::sync::OnceLock<WorldSource> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
-        let bp = read_file(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/blueprints/default.dat"))).unwrap();
+        let bp =
+            read_file(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/blueprints/default.dat"))).unwrap();
         WorldSource::new(Arc::new(bp))
     })
 }
@@ -1043,7 +1063,11 @@ fn carved_roads_keep_their_grade_in_the_chunk_data() {
             assert!(grade <= limit * 1.0001, "road {k}'s roadbed climbs {grade:.4} at point {i}");
         }
         let others = |x: f32, y: f32| {
-            roads.iter().enumerate().filter(|(j, _)| *j != k).any(|(_, o)| o.points.iter().any(|p| (p[0] - x).hypot(p[1] - y) < 8.0))
+            roads
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .any(|(_, o)| o.points.iter().any(|p| (p[0] - x).hypot(p[1] - y) < 8.0))
         };
         // The chunk data: the surface of the column under each road point, compared with the
         // next road column along the road. A column centre sits up to half a diagonal (0.71
@@ -1091,11 +1115,8 @@ fn the_seam_rule_reads_the_carved_surface() {
         }
     }
     bp.heights_raw[30 * n + 30] = 0.05; // a dry dip below sea
-    let bp = with_water(
-        bp,
-        |i, _| if i / n >= 56 { (1, water_level::encode(SEA)) } else { (0, 0) },
-        vec![ocean_body(SEA)],
-    );
+    let bp =
+        with_water(bp, |i, _| if i / n >= 56 { (1, water_level::encode(SEA)) } else { (0, 0) }, vec![ocean_body(SEA)]);
     let plain = WorldSource::new(Arc::new(bp.clone()));
     assert!(plain.water_at(30, 30, 500.0).is_some_and(|w| w.seam), "without a road the dip is seam water");
     let mut with_road = bp;
@@ -1134,4 +1155,3 @@ fn bridge_decks_stand_over_the_rivers_they_span() {
     assert!(over > 0);
     assert!(lowest >= 0.0, "a deck dips {lowest:.2} m into the river");
 }
-

@@ -74,8 +74,7 @@ fn underwater_fog(
         let (px, py) = ((t.translation.x / l.column_m).round(), (t.translation.z / l.column_m).round());
         let n = l.map_size as f32;
         let below = if px >= 0.0 && py >= 0.0 && px < n && py < n {
-            src.water_at(px as u32, py as u32, l.top_m())
-                .is_some_and(|w| t.translation.y < w.water_surface_y_m)
+            src.water_at(px as u32, py as u32, l.top_m()).is_some_and(|w| t.translation.y < w.water_surface_y_m)
         } else {
             // Beyond the map: the open sea at the ocean's level.
             src.water.ocean_level_raw.is_some_and(|o| t.translation.y < o * src.blueprint.params.metres_per_raw)

@@ -239,8 +239,20 @@ fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
     let roads = &world.source.roads;
     if !roads.is_empty() {
         let mpp = world.source.blueprint.params.metres_per_pixel;
-        let km: f32 = roads.roads.iter().map(|r| r.points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum::<f32>()).sum::<f32>() * mpp / 1e3;
-        let bridges: usize = roads.roads.iter().map(|r| r.bridge.windows(2).filter(|w| !w[0] && w[1]).count() + r.bridge.first().map_or(0, |&b| b as usize)).sum();
+        let km: f32 = roads
+            .roads
+            .iter()
+            .map(|r| r.points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum::<f32>())
+            .sum::<f32>()
+            * mpp
+            / 1e3;
+        let bridges: usize = roads
+            .roads
+            .iter()
+            .map(|r| {
+                r.bridge.windows(2).filter(|w| !w[0] && w[1]).count() + r.bridge.first().map_or(0, |&b| b as usize)
+            })
+            .sum();
         info!(
             "world: roads: {} carved ({:.1} km) into {} chunks, {} bridge decks",
             roads.roads.len(),

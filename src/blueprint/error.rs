@@ -112,10 +112,9 @@ impl fmt::Display for BlueprintError {
             RoadPointOffMap { index, point, x, y } => {
                 write!(f, "road {index}: point {point} at ({x}, {y}) is not on the map")
             }
-            BridgeOutOfRange { index, first, last, points } => write!(
-                f,
-                "road {index}: bridge span [{first}, {last}] is not a range of its {points} points"
-            ),
+            BridgeOutOfRange { index, first, last, points } => {
+                write!(f, "road {index}: bridge span [{first}, {last}] is not a range of its {points} points")
+            }
             RiverOrderOutOfRange { index, order } => {
                 write!(f, "river {index} has order {order}, known orders are 1 (main) and 2 (tributary)")
             }

@@ -701,7 +701,11 @@ fn parse_rivers(
 
 /// `ROAD` v1: a counted list of roads, each a fixed record then its points and bridge spans.
 /// Every count is checked against the bytes left before anything is allocated for it.
-fn parse_roads(s: &Section<'_>, map_size: u32, warnings: &mut Vec<Warning>) -> Result<Option<RoadNetwork>, BlueprintError> {
+fn parse_roads(
+    s: &Section<'_>,
+    map_size: u32,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<RoadNetwork>, BlueprintError> {
     let Some(_) = versioned(s, ROAD_VERSION, 2 + 4, warnings)? else {
         return Ok(None);
     };

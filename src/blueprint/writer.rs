@@ -292,7 +292,8 @@ fn write_erosion(out: &mut Vec<u8>, e: &ErosionMeta) {
 /// `RIVR` v1: the river network; its own encoder, as the reader's `parse_rivers`.
 fn write_rivers(out: &mut Vec<u8>, r: &RiverNetwork) {
     let points: usize = r.rivers.iter().map(|v| v.course.len()).sum();
-    let mut b = Vec::with_capacity(2 + RIVR_DIALS_LEN + 4 + r.rivers.len() * RIVER_RECORD_LEN + points * RIVER_POINT_LEN);
+    let mut b =
+        Vec::with_capacity(2 + RIVR_DIALS_LEN + 4 + r.rivers.len() * RIVER_RECORD_LEN + points * RIVER_POINT_LEN);
     b.write_u16::<LE>(RIVR_VERSION).unwrap();
     let d = &r.dials;
     for v in [d.trunks, d.lake_rivers, d.tributaries] {

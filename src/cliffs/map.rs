@@ -7,7 +7,8 @@ use super::place::{CliffPlacement, CliffStats, place_cliffs};
 use super::presets::{FieldsError, PresetFields};
 use super::raster::{
     BACKGROUND_COLOUR, CameraMarker, CliffColouring, MapRegion, RgbaImage, paint_camera, paint_chunk_grid,
-    paint_cliffiness, paint_cliffs, paint_elevation_bands, paint_rivers, paint_roads, paint_terrain, paint_towns, paint_water_bodies,
+    paint_cliffiness, paint_cliffs, paint_elevation_bands, paint_rivers, paint_roads, paint_terrain, paint_towns,
+    paint_water_bodies,
 };
 use super::settings::CliffSettings;
 use super::water::WaterMask;

@@ -197,14 +197,7 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     let rivers = match &dials.rivers {
         Some(r) => {
             let t = Instant::now();
-            let inp = rivers::Inputs {
-                n,
-                sea,
-                mpr,
-                mpp,
-                towns: &towns,
-                crater: crater.as_ref(),
-            };
+            let inp = rivers::Inputs { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref() };
             let (net, rs) = rivers::run(r, &inp, &mut render, &mut water, &mut biomes)?;
             stage("rivers", t, rivers_detail(&rs));
             summary.rivers = Some(rs);
@@ -448,7 +441,8 @@ fn roads_detail(rs: &RoadStats, towns: &[crate::blueprint::Town]) -> String {
     let unreachable = if rs.unreachable.is_empty() {
         "every town joined".to_string()
     } else {
-        let at: Vec<String> = rs.unreachable.iter().map(|&i| format!("({:.0}, {:.0})", towns[i].x, towns[i].y)).collect();
+        let at: Vec<String> =
+            rs.unreachable.iter().map(|&i| format!("({:.0}, {:.0})", towns[i].x, towns[i].y)).collect();
         format!("{} towns unreachable: {}", rs.unreachable.len(), at.join(", "))
     };
     format!(

@@ -38,8 +38,8 @@
 
 use super::crater::{CARVE_FACTOR, Crater};
 use crate::blueprint::{
-    Biome, OCEAN_BODY_ID, River, RiverDialsMeta, RiverNetwork, RiverPoint, Salinity, Town, Water, WaterBody,
-    WaterType, water_level,
+    Biome, OCEAN_BODY_ID, River, RiverDialsMeta, RiverNetwork, RiverPoint, Salinity, Town, Water, WaterBody, WaterType,
+    water_level,
 };
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -257,9 +257,7 @@ pub fn run(
         if p.parent.is_some_and(|pp| plan_to_carved[pp].is_none()) {
             continue; // the parent was dropped
         }
-        let Some(mut c) =
-            profile(d, inp, &water.body_ids, &outlet, &levels, p, &carved, &owner, &owner_point)
-        else {
+        let Some(mut c) = profile(d, inp, &water.body_ids, &outlet, &levels, p, &carved, &owner, &owner_point) else {
             continue;
         };
         if next_id as usize + carved.len() >= u16::MAX as usize {
@@ -985,8 +983,7 @@ fn profile(
         let step = if i == 0 { 0.0 } else { course_length_px(n, &cells[i - 1..=i]) * mpp };
         // Under the routing surface, not the terrain: through a pit the bed runs at the level the
         // pit fills to (the pit stays, as a pool) instead of cutting a canyon through its rim.
-        let own =
-            if ids[c] != 0 { level_of(ids[c]) - min_depth } else { p.ground[offset + i] - depth[i] / mpr };
+        let own = if ids[c] != 0 { level_of(ids[c]) - min_depth } else { p.ground[offset + i] - depth[i] / mpr };
         bed[i] = own.min(prev_bed - MIN_BED_SLOPE * step / mpr);
         prev_bed = bed[i];
     }
@@ -1160,10 +1157,7 @@ fn below_sea_digest(render: &[f32], ids: &[u16], sea: f32) -> u64 {
 
 impl Snapshot {
     fn take(inp: &Inputs<'_>, render: &[f32], water: &Water) -> Self {
-        let core = core_pixels(inp)
-            .into_iter()
-            .map(|i| (i as u32, render[i].to_bits(), water.body_ids[i]))
-            .collect();
+        let core = core_pixels(inp).into_iter().map(|i| (i as u32, render[i].to_bits(), water.body_ids[i])).collect();
         Self {
             ocean: water.ocean().copied(),
             ocean_digest: ocean_digest(water),

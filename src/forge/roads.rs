@@ -34,7 +34,6 @@ const BRIDGE_FACTOR: f32 = 8.0;
 const DX: [i64; 8] = [-1, -1, -1, 0, 0, 1, 1, 1];
 const DY: [i64; 8] = [-1, 0, 1, -1, 1, -1, 0, 1];
 
-
 /// What the road stage reads besides the maps.
 pub struct Inputs<'a> {
     pub n: usize,
@@ -92,7 +91,8 @@ impl Grid {
                 sum[c] += ((render[i] - inp.sea) * inp.mpr) as f64;
                 count[c] += 1;
                 let id = water.body_ids[i];
-                let in_core = core.is_some_and(|(cx, cy, r)| (x as f32 - cx).powi(2) + (y as f32 - cy).powi(2) <= r * r);
+                let in_core =
+                    core.is_some_and(|(cx, cy, r)| (x as f32 - cx).powi(2) + (y as f32 - cy).powi(2) <= r * r);
                 if in_core || (id != 0 && id < inp.first_river_id) {
                     kind[c] = CLOSED;
                 } else if id >= inp.first_river_id && kind[c] == LAND {
@@ -118,7 +118,14 @@ impl Grid {
 }
 
 /// A* between two coarse cells for a tier; the cells from `from` to `to`, or `None`.
-fn search(grid: &Grid, inp: &Inputs<'_>, from: usize, to: usize, tier: RoadTier, expanded: &mut u64) -> Option<Vec<usize>> {
+fn search(
+    grid: &Grid,
+    inp: &Inputs<'_>,
+    from: usize,
+    to: usize,
+    tier: RoadTier,
+    expanded: &mut u64,
+) -> Option<Vec<usize>> {
     let cells = grid.side * grid.side;
     let step_m = grid.cell as f32 * inp.mpp;
     let limit = tier.grade_limit();
@@ -162,7 +169,10 @@ fn search(grid: &Grid, inp: &Inputs<'_>, from: usize, to: usize, tier: RoadTier,
             if diagonal {
                 // Never cut a closed cell's corner, nor slip past a river's corner (that would be
                 // a bridge that paid nothing and need not be straight).
-                let (a, b) = (grid.neighbour(c, if DX[k] < 0 { 1 } else { 6 }), grid.neighbour(c, if DY[k] < 0 { 3 } else { 4 }));
+                let (a, b) = (
+                    grid.neighbour(c, if DX[k] < 0 { 1 } else { 6 }),
+                    grid.neighbour(c, if DY[k] < 0 { 3 } else { 4 }),
+                );
                 let river_corner = |s: Option<usize>| s.is_some_and(|s| grid.kind[s] == RIVER);
                 if a.is_some_and(|a| !open(a)) || b.is_some_and(|b| !open(b)) {
                     continue;
@@ -271,7 +281,10 @@ fn polyline(
     let n = inp.n as f32;
     let centre = |c: usize| {
         let half = grid.cell as f32 / 2.0;
-        [((c / grid.side * grid.cell) as f32 + half).min(n - 0.5), ((c % grid.side * grid.cell) as f32 + half).min(n - 0.5)]
+        [
+            ((c / grid.side * grid.cell) as f32 + half).min(n - 0.5),
+            ((c % grid.side * grid.cell) as f32 + half).min(n - 0.5),
+        ]
     };
     let mut raw: Vec<[f32; 2]> = path.iter().map(|&c| centre(c)).collect();
     raw[0] = a;
@@ -283,7 +296,8 @@ fn polyline(
     let (rough, smooth) = (resample(&raw), resample(&chaikin(&raw)));
     // The smoothed line only where it stays off closed water and crosses rivers no more often
     // than the cells did (smoothing must not bend a bridge or graze a bank into one).
-    let crossings = |pts: &[[f32; 2]]| pts.windows(2).filter(|w| !on_river(inp, water, w[0]) && on_river(inp, water, w[1])).count();
+    let crossings =
+        |pts: &[[f32; 2]]| pts.windows(2).filter(|w| !on_river(inp, water, w[0]) && on_river(inp, water, w[1])).count();
     let points = if smooth.iter().any(|&p| closed_at(inp, water, p)) || crossings(&smooth) > crossings(&rough) {
         rough
     } else {
@@ -412,7 +426,10 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
         for (i, &p) in r.points.iter().enumerate() {
             anyhow::ensure!(!closed_at(inp, water, p), "road guard: road {k} point {i} lies on closed water");
             let bridged = r.bridges.iter().any(|s| (s[0] as usize..=s[1] as usize).contains(&i));
-            anyhow::ensure!(bridged || !on_river(inp, water, p), "road guard: road {k} point {i} is on a river off a bridge");
+            anyhow::ensure!(
+                bridged || !on_river(inp, water, p),
+                "road guard: road {k} point {i} is on a river off a bridge"
+            );
         }
         anyhow::ensure!(r.from_town != NO_TOWN && r.to_town != NO_TOWN, "road guard: road {k} has a loose end");
     }

@@ -216,7 +216,9 @@ impl<'a> ShapeField<'a> {
             coast,
             islet,
             islet_threshold,
-            islet_rough: Fbm::<Perlin>::new(seeded(d.seed, ISLET_ROUGH_SEED_OFFSET)).set_octaves(3).set_persistence(0.5),
+            islet_rough: Fbm::<Perlin>::new(seeded(d.seed, ISLET_ROUGH_SEED_OFFSET))
+                .set_octaves(3)
+                .set_persistence(0.5),
             islet_kind: Perlin::new(seeded(d.seed, ISLET_KIND_SEED_OFFSET)),
             spine_dir: (a.cos(), a.sin()),
         }

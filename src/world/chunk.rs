@@ -123,7 +123,8 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
     // One voxel of slack below: a surface exactly on a section's bottom plane still meshes.
     let first = (((lo - layout.voxel_m) / section_m).floor().max(0.0)) as u32;
     let last = ((hi / section_m).floor() as u32).min(layout.sections - 1);
-    let sections = (first..=last).map(|k| build_section(k, &surface, &gradient, &biome, &road, layout.voxel_m)).collect();
+    let sections =
+        (first..=last).map(|k| build_section(k, &surface, &gradient, &biome, &road, layout.voxel_m)).collect();
 
     let water = build_water(src, origin);
     ChunkData {

@@ -19,8 +19,8 @@ pub use chunk::{ChunkData, ChunkWater, RESIDENT_BYTES_PER_COLUMN, SectionData, b
 pub use column::{gradient_of, terrain_gradient, terrain_y_m};
 pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
 pub use material::{Material, ROCK_SLOPE, material_at, road_material_at, top_material};
-pub use streaming::{UNLOAD_FACTOR, chunk_distance_m, chunks_within, should_unload};
 pub use roads::RoadCarve;
+pub use streaming::{UNLOAD_FACTOR, chunk_distance_m, chunks_within, should_unload};
 pub use water::{IslandStats, WaterColumn, WaterSource, is_seam_column, island_stats, water_column, water_column_over};
 
 use crate::blueprint::RoadTier;

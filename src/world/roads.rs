@@ -137,7 +137,8 @@ impl RoadCarve {
         let Some(net) = &bp.roads else { return Self::default() };
         let mpp = bp.params.metres_per_pixel;
         // The level the seam rule compares with: the ocean body's, else the sea level.
-        let ocean_raw = bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
+        let ocean_raw =
+            bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
         let sea_m = ocean_raw * bp.params.metres_per_raw;
         let river_from = bp.rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
         let wet_river = |p: [f32; 2]| {
@@ -156,8 +157,7 @@ impl RoadCarve {
                 }
             }
             // The bridge's end points are its abutments: they stand on land and do count.
-            let fixed: Vec<bool> =
-                (0..m).map(|i| !bridge[i] || !wet_river(r.points[i]).unwrap_or(false)).collect();
+            let fixed: Vec<bool> = (0..m).map(|i| !bridge[i] || !wet_river(r.points[i]).unwrap_or(false)).collect();
             let h: Vec<f32> = r.points.iter().map(|p| bilinear(bp, p[0], p[1])).collect();
             let mut s = vec![0f32; m];
             for i in 1..m {
@@ -186,7 +186,8 @@ impl RoadCarve {
         let chunk = CHUNK_COLUMNS as usize;
         let per_side = (bp.map_size as usize).div_ceil(chunk) + 1;
         let mut cull = vec![Vec::new(); per_side * per_side];
-        let margin_px = roads.iter().map(|r| road_width_m(r.tier) / 2.0 + shoulder_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
+        let margin_px =
+            roads.iter().map(|r| road_width_m(r.tier) / 2.0 + shoulder_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
         for (ri, r) in roads.iter().enumerate() {
             for si in 0..r.points.len().saturating_sub(1) {
                 let (a, b) = (r.points[si], r.points[si + 1]);
@@ -216,7 +217,8 @@ impl RoadCarve {
                     for dy in 0..c {
                         let (x, y) = (cx * c + dx, cy * c + dy);
                         if x < n && y < n && !wet(x, y) {
-                            cells[(dx * c + dy) as usize] = carve.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
+                            cells[(dx * c + dy) as usize] =
+                                carve.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
                         }
                     }
                 }
