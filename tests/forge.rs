@@ -437,7 +437,7 @@ fn assert_road_rules(bp: &blueprint::Blueprint) -> (usize, usize) {
     let towns = bp.towns.as_ref().unwrap();
     let net = bp.roads.as_ref().expect("a ROAD section");
     let w = bp.water.as_ref().unwrap();
-    let first_river = bp.rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
+    let first_river = bp.first_river_body_id();
     let id_at = |p: [f32; 2]| w.body_ids[(p[0] as usize).min(n - 1) * n + (p[1] as usize).min(n - 1)];
     let mut adj = vec![Vec::new(); towns.len()];
     let mut bridges = 0;

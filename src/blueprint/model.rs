@@ -295,6 +295,21 @@ pub struct RiverNetwork {
     pub rivers: Vec<River>,
 }
 
+impl RiverNetwork {
+    /// The lowest river body id: the forge numbers rivers after every lake, so ids from this one
+    /// up are rivers. `u16::MAX` without rivers.
+    pub fn first_body_id(&self) -> u16 {
+        self.rivers.iter().map(|r| r.body_id).min().unwrap_or(u16::MAX)
+    }
+}
+
+impl Blueprint {
+    /// [`RiverNetwork::first_body_id`] of the blueprint's rivers (`u16::MAX` without `RIVR`).
+    pub fn first_river_body_id(&self) -> u16 {
+        self.rivers.as_ref().map_or(u16::MAX, RiverNetwork::first_body_id)
+    }
+}
+
 /// A road's tier: the world carves and paints each its own way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum RoadTier {

@@ -208,7 +208,7 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
 
     let roads = if dials.roads {
         let t = Instant::now();
-        let first_river_id = rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
+        let first_river_id = rivers.as_ref().map_or(u16::MAX, crate::blueprint::RiverNetwork::first_body_id);
         let inp = roads::Inputs { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref(), first_river_id };
         let (net, rs) = roads::run(&inp, &render, &water)?;
         stage("roads", t, roads_detail(&rs, &towns));

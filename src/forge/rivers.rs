@@ -1206,7 +1206,7 @@ fn check(
     );
     // 2. Bed and level monotone along every course, the level at least the minimum depth up.
     let min_depth = net.dials.min_depth_m / inp.mpr;
-    let first_river = net.rivers.iter().map(|r| r.body_id).min().unwrap_or(u16::MAX);
+    let first_river = net.first_body_id();
     for c in carved {
         for w in c.bed.windows(2) {
             ensure!(w[1] <= w[0], "river guard: body {}'s bed rises toward its mouth", c.body_id);

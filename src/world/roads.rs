@@ -140,7 +140,7 @@ impl RoadCarve {
         let ocean_raw =
             bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
         let sea_m = ocean_raw * bp.params.metres_per_raw;
-        let river_from = bp.rivers.as_ref().and_then(|r| r.rivers.iter().map(|r| r.body_id).min()).unwrap_or(u16::MAX);
+        let river_from = bp.first_river_body_id();
         let wet_river = |p: [f32; 2]| {
             let w = bp.water.as_ref()?;
             let n = bp.map_size as usize;
