@@ -963,3 +963,34 @@ fn the_haze_brightens_toward_the_sun_without_a_seam() {
     assert!(seam <= 8.0, "a {seam:.1}-level seam at the horizon toward the sun");
     assert!(t >= a + 5.0, "the haze toward the sun ({t:.1}) is not brighter than away from it ({a:.1})");
 }
+
+/// SPEC §5 per-pixel water: looking straight down on the south beach of the default island (the
+/// shore runs down the frame, sand on the left, sea on the right), the sand fades under the
+/// shallows instead of ending at a drawn edge, and foam marks the waterline. Per row: from the
+/// last sand pixel before the water, the largest one-pixel step in red over the next 16 pixels,
+/// and whether a pixel there is whiter than the sand (foam). Measured: median step 7 levels,
+/// largest 11, foam in 13 of 21 rows; with the per-cell vertex colours (before): 43, 46, none.
+#[test]
+fn the_shallows_fade_into_the_sand_with_foam_at_the_waterline() {
+    let img = shot_at(&["--look-from=2000,180,3170", "--look-at=2000,75,3169"], (320, 180), "waterline.png");
+    let l = |p: &image::Rgb<u8>| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
+    let (mut steps, mut foam) = (Vec::new(), 0);
+    for y in (6..img.height() - 6).step_by(8) {
+        let px = |x: u32| *img.get_pixel(x, y);
+        let sand = |p: image::Rgb<u8>| p[0] as i32 - p[2] as i32 > 25 && p[0] > 180;
+        let Some(wet) = (0..img.width()).find(|&x| px(x)[2] as i32 > px(x)[0] as i32 + 5) else { continue };
+        let Some(last_sand) = (0..wet).rev().find(|&x| sand(px(x))) else { continue };
+        let seg: Vec<_> = (last_sand..(last_sand + 16).min(img.width())).map(px).collect();
+        steps.push(seg.windows(2).map(|w| (w[1][0] as i32 - w[0][0] as i32).abs()).max().unwrap_or(0));
+        let s = seg[0];
+        if seg.iter().any(|p| p[2] as i32 - s[2] as i32 >= 15 && l(p) >= l(&s) - 5.0) {
+            foam += 1;
+        }
+    }
+    steps.sort();
+    eprintln!("waterline in {} rows: one-pixel steps in red {steps:?}, foam in {foam} rows", steps.len());
+    assert!(steps.len() >= 15, "the waterline was found in only {} rows", steps.len());
+    let median = steps[steps.len() / 2];
+    assert!(median <= 20, "the sand ends at a drawn edge: median step {median} levels");
+    assert!(foam * 3 >= steps.len(), "foam shows in only {foam} of {} rows", steps.len());
+}

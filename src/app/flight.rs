@@ -139,6 +139,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;
     let (mut times, mut tris_max, mut rss_max) = (Vec::new(), 0u64, 0f64);
     let (mut gpu_max, mut cpu_max) = (0u64, 0u64);
+    let mut gpu_peak_levels = Vec::new();
     let report_every = (opts.frames / 10).max(1);
     for frame in 0..opts.frames {
         let t = frame as f32 / (opts.frames - 1).max(1) as f32;
@@ -149,7 +150,10 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         tris_max = tris_max.max(view_stats(app.world_mut()).0.triangles);
         rss_max = rss_max.max(resident_mib());
         let w = app.world().resource::<super::server::WorldStats>();
-        gpu_max = gpu_max.max(w.gpu_bytes);
+        if w.gpu_bytes > gpu_max {
+            gpu_max = w.gpu_bytes;
+            gpu_peak_levels = w.gpu_bytes_per_level.clone();
+        }
         cpu_max = cpu_max.max(w.resident_bytes);
         if (frame + 1) % report_every == 0 {
             info!(
@@ -161,6 +165,17 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
             );
         }
     }
+    let by_level: Vec<String> = gpu_peak_levels
+        .iter()
+        .enumerate()
+        .filter(|(_, (n, _))| *n > 0)
+        .map(|(l, (n, b))| format!("level {l}: {n} nodes {:.1} MiB", *b as f64 / MIB))
+        .collect();
+    info!(
+        "flight: terrain and water GPU buffers at their largest, {:.1} MiB: {}",
+        gpu_max as f64 / MIB,
+        by_level.join(", ")
+    );
     Ok(FlightReport {
         frames: opts.frames,
         p50_ms: quantile(&times, 0.5),

@@ -118,6 +118,8 @@ pub struct WorldStats {
     pub gpu_bytes: u64,
     /// Bytes of resident chunk data (level-0 nodes).
     pub resident_bytes: u64,
+    /// Resident nodes and their GPU bytes, per level.
+    pub gpu_bytes_per_level: Vec<(u32, u64)>,
 }
 
 /// Progress of the first view: every node the first selection asked for.
@@ -533,6 +535,7 @@ fn swap_nodes(
         keep
     });
     let mut per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
+    let mut gpu_per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
     let (mut tris, mut gpu, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u64, 0u32);
     for (e, node, mut vis, chunk, bytes) in &mut nodes {
         let fresh = index.0.get(&node.id) == Some(&e);
@@ -552,6 +555,9 @@ fn swap_nodes(
             tris += node.triangles as u64;
         }
         gpu += bytes.map_or(0, |b| b.0);
+        let g = &mut gpu_per_level[node.id.level as usize];
+        g.0 += 1;
+        g.1 += bytes.map_or(0, |b| b.0);
         chunk_bytes += chunk.map_or(0, |c| c.data.resident_bytes() as u64);
     }
     stats.nodes_resident = resident_n;
@@ -559,6 +565,7 @@ fn swap_nodes(
     stats.displayed_per_level = per_level;
     stats.triangles = tris;
     stats.gpu_bytes = gpu;
+    stats.gpu_bytes_per_level = gpu_per_level;
     stats.resident_bytes = chunk_bytes;
     selection.displayed = shown_set;
 }

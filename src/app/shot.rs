@@ -66,6 +66,8 @@ pub fn camera_bundle(world: &IslandWorld, preset: CameraPreset) -> impl Bundle {
             ..default()
         }),
         super::fog::air_fog(extent),
+        // The water's per-pixel depth and foam read the opaque scene's depth (SPEC §5).
+        bevy::core_pipeline::prepass::DepthPrepass,
         preset.transform(&world.source),
     )
 }

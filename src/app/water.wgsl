@@ -8,11 +8,40 @@
     pbr_functions::{apply_pbr_lighting, main_pass_post_lighting_processing},
 }
 #import isla::sky::{SkyParams, sky_radiance, horizon_haze}
+#ifdef DEPTH_PREPASS
+#import bevy_pbr::prepass_utils::prepass_depth
+#import bevy_pbr::view_transformations::{frag_coord_to_ndc, position_ndc_to_world}
+#endif
 #ifdef DISTANCE_FOG
 #import bevy_pbr::mesh_view_bindings::fog
 #endif
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> sky: SkyParams;
+
+// `app::water::WaterBody`: the SPEC §4 ramp's ends (sRGB, alpha) and x: per pixel on,
+// y: ramp depth, z: absorption length, w: foam depth (metres).
+struct WaterBody {
+    shallow: vec4<f32>,
+    deep: vec4<f32>,
+    params: vec4<f32>,
+}
+@group(#{MATERIAL_BIND_GROUP}) @binding(101) var<uniform> body_params: WaterBody;
+
+fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
+    let lo = c / 12.92;
+    let hi = pow((c + 0.055) / 1.055, vec3<f32>(2.4));
+    return select(hi, lo, c <= vec3<f32>(0.04045));
+}
+
+// The SPEC §4 ramp at true depth `d`: mixed in sRGB, as `mesh::water::water_colour` does.
+fn ramp(d: f32) -> vec4<f32> {
+    let t = smoothstep(0.0, body_params.params.y, d);
+    let c = mix(body_params.shallow, body_params.deep, t);
+    return vec4<f32>(srgb_to_linear(c.rgb), c.a);
+}
+
+// Metres of water through which the floor still shows (1/e of the ramp's alpha left).
+const THIN_M: f32 = 1.5;
 
 // Water's reflectance looking straight down: Schlick's F0 for air to water (n = 1.33).
 const F0: f32 = 0.02;
@@ -40,6 +69,32 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     let up = select(-1.0, 1.0, above);
     let n = normalize(vec3<f32>(-g.x, up, -g.y));
     pbr_input.N = n;
+#ifdef DEPTH_PREPASS
+    // Per pixel, from above: the opaque point behind this pixel gives the true depth and the view
+    // ray's path through the water. Nothing behind (the sky) keeps the sheet's own colour.
+    let behind = prepass_depth(in.position, 0u);
+    if (above && body_params.params.x > 0.5 && behind > 0.0) {
+        let ndc = frag_coord_to_ndc(in.position);
+        let floor = position_ndc_to_world(vec3<f32>(ndc.xy, behind));
+        let depth = max(in.world_position.y - floor.y, 0.0);
+        let path = distance(floor, in.world_position.xyz);
+        let c = ramp(depth);
+        // The first metre or two of water lets the floor through, so the shallows show their
+        // bed and the waterline is not a drawn edge; below that the ramp holds looking straight
+        // down, and a slanted ray, crossing more water, absorbs more (Beer–Lambert).
+        let thin = 1.0 - exp(-path / THIN_M);
+        let alpha = 1.0 - (1.0 - c.a * thin) * exp(-max(path - depth, 0.0) / body_params.params.z);
+        // Foam: a band along the shallowest water, broken into patches some 20 m long and into
+        // lines that follow the depth contours; fixed in place (the water is at rest).
+        let band = smoothstep(0.0, 0.06, depth) * (1.0 - smoothstep(0.1, body_params.params.w, depth));
+        let xz = in.world_position.xz;
+        let patches = 0.5 + 0.3 * sin(dot(xz, vec2<f32>(0.23, 0.11)))
+            + 0.2 * sin(dot(xz, vec2<f32>(-0.09, 0.31)) + 1.7);
+        let lines = 0.5 + 0.5 * sin(depth * 45.0 + patches * 6.0);
+        let foam = 0.85 * band * smoothstep(0.25, 0.6, patches) * (0.55 + 0.45 * lines);
+        pbr_input.material.base_color = vec4<f32>(mix(c.rgb, vec3<f32>(0.82, 0.86, 0.88), foam), max(alpha, 0.9 * foam));
+    }
+#endif
     let body = apply_pbr_lighting(pbr_input);
 
     // From above: the sky mirrored (its reflection kept above the horizon), weighted by Fresnel.
