@@ -150,9 +150,18 @@ pub fn level_tint(level: u8, on: bool) -> Vec4 {
 #[derive(Component, Debug, Clone, Copy)]
 pub struct ChunkWaterSheet;
 
-/// Bytes of a node's GPU buffers (vertex and index data, terrain and water).
+/// Bytes of a node's GPU buffers (vertex and index data): terrain, and water.
 #[derive(Component, Debug, Clone, Copy)]
-pub struct NodeGpuBytes(pub u64);
+pub struct NodeGpuBytes {
+    pub terrain: u64,
+    pub water: u64,
+}
+
+impl NodeGpuBytes {
+    pub fn total(&self) -> u64 {
+        self.terrain + self.water
+    }
+}
 
 /// Materials shared by every node.
 #[derive(Resource)]
@@ -285,7 +294,7 @@ fn upload_node_meshes(
 ) {
     for (e, node, mut buffers) in &mut fresh {
         let LodMesh { terrain, morph, morph_colors, water } = std::mem::take(&mut buffers.0);
-        let mut bytes = (terrain.byte_size() + morph.len() * 32) as u64;
+        let mut bytes = NodeGpuBytes { terrain: (terrain.byte_size() + morph.len() * 32) as u64, water: 0 };
         let mut ec = commands.entity(e);
         ec.remove::<NodeBuffers>();
         if !terrain.is_empty() {
@@ -300,7 +309,7 @@ fn upload_node_meshes(
             }
         }
         if !water.is_empty() {
-            bytes += (water.positions.len() * 40 + water.indices.len() * 4) as u64;
+            bytes.water = (water.positions.len() * 40 + water.indices.len() * 4) as u64;
             let WaterMesh { positions, normals, colors, indices } = water;
             ec.with_child((
                 ChunkWaterSheet,
@@ -312,7 +321,7 @@ fn upload_node_meshes(
                 bevy::pbr::wireframe::NoWireframe,
             ));
         }
-        ec.insert(NodeGpuBytes(bytes));
+        ec.insert(bytes);
     }
 }
 

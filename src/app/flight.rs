@@ -168,13 +168,13 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let by_level: Vec<String> = gpu_peak_levels
         .iter()
         .enumerate()
-        .filter(|(_, (n, _))| *n > 0)
-        .map(|(l, (n, b))| format!("level {l}: {n} nodes {:.1} MiB", *b as f64 / MIB))
+        .filter(|(_, l)| l.0 > 0)
+        .map(|(l, &(n, t, w))| format!("level {l}: {n} nodes, {:.1} + {:.1} MiB", t as f64 / MIB, w as f64 / MIB))
         .collect();
     info!(
-        "flight: terrain and water GPU buffers at their largest, {:.1} MiB: {}",
+        "flight: terrain + water GPU buffers at their largest, {:.1} MiB: {}",
         gpu_max as f64 / MIB,
-        by_level.join(", ")
+        by_level.join("; ")
     );
     Ok(FlightReport {
         frames: opts.frames,

@@ -118,8 +118,8 @@ pub struct WorldStats {
     pub gpu_bytes: u64,
     /// Bytes of resident chunk data (level-0 nodes).
     pub resident_bytes: u64,
-    /// Resident nodes and their GPU bytes, per level.
-    pub gpu_bytes_per_level: Vec<(u32, u64)>,
+    /// Resident nodes and their GPU bytes (terrain, water), per level.
+    pub gpu_bytes_per_level: Vec<(u32, u64, u64)>,
 }
 
 /// Progress of the first view: every node the first selection asked for.
@@ -535,7 +535,7 @@ fn swap_nodes(
         keep
     });
     let mut per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
-    let mut gpu_per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
+    let mut gpu_per_level = vec![(0u32, 0u64, 0u64); lod.0.top_level as usize + 1];
     let (mut tris, mut gpu, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u64, 0u32);
     for (e, node, mut vis, chunk, bytes) in &mut nodes {
         let fresh = index.0.get(&node.id) == Some(&e);
@@ -554,10 +554,11 @@ fn swap_nodes(
             l.1 += node.triangles as u64;
             tris += node.triangles as u64;
         }
-        gpu += bytes.map_or(0, |b| b.0);
+        gpu += bytes.map_or(0, |b| b.total());
         let g = &mut gpu_per_level[node.id.level as usize];
         g.0 += 1;
-        g.1 += bytes.map_or(0, |b| b.0);
+        g.1 += bytes.map_or(0, |b| b.terrain);
+        g.2 += bytes.map_or(0, |b| b.water);
         chunk_bytes += chunk.map_or(0, |c| c.data.resident_bytes() as u64);
     }
     stats.nodes_resident = resident_n;

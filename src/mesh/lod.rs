@@ -12,7 +12,9 @@
 //!   the Marching Cubes border crossings for level-0 chunks). No skirts.
 //! - **Water** per coarse cell applies the sheet rule of SPEC §4 to the columns inside the cell
 //!   (drawn if any sampled column is wet, at the highest wet level, coloured by the deepest) and
-//!   merges equal neighbouring cells into large quads.
+//!   merges neighbouring flat cells at the same level into large quads (the body's colour comes
+//!   from the scene's depth per pixel, SPEC §5, so depth does not split a quad; the quad's vertex
+//!   colour, shown only in the debug views, is its deepest cell's).
 
 use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
 use super::palette::cover_colour;
@@ -261,7 +263,7 @@ pub fn mc_morph_targets(
 }
 
 /// The water of a coarse tile: per cell, the sheet rule over the columns it covers (sampled at
-/// most 8 × 8 per cell), then equal cells merged into rectangles.
+/// most 8 × 8 per cell), then flat cells at the same level merged into rectangles.
 fn mesh_tile_water(
     src: &WorldSource,
     grid: &LevelGrid,
@@ -278,8 +280,9 @@ fn mesh_tile_water(
     let top = src.layout.top_m();
     let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
     // Per cell, when drawn: its corners' surface Y ((i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j))
-    // and its colour. Flat cells (all four equal) merge; sloped ones are drawn alone.
-    let mut cells: Vec<Option<([f32; 4], [f32; 4])>> = vec![None; nx * nz];
+    // and its deepest sampled column. Flat cells at the same level merge, whatever their depth
+    // (the body is shaded per pixel from the scene's depth, SPEC §5); sloped ones are drawn alone.
+    let mut cells: Vec<Option<([f32; 4], f32)>> = vec![None; nx * nz];
     for a in 0..nx {
         for b in 0..nz {
             let (i, j) = (i0 + a as i64, j0 + b as i64);
@@ -319,10 +322,10 @@ fn mesh_tile_water(
                 src.water_at(cx as u32, cz as u32, top).map_or(top_y, |w| w.water_surface_y_m)
             };
             let ys = [corner(i, j), corner(i, j + 1), corner(i + 1, j + 1), corner(i + 1, j)];
-            cells[a * nz + b] = Some((ys, water_colour(deepest)));
+            cells[a * nz + b] = Some((ys, deepest));
         }
     }
-    // Greedy merge: grow each unvisited cell along z, then along x, while cells are equal.
+    // Greedy merge: grow each unvisited cell along z, then along x, while cells are level with it.
     let mut done = vec![false; nx * nz];
     let col = src.layout.column_m;
     for a in 0..nx {
@@ -332,7 +335,8 @@ fn mesh_tile_water(
                 continue;
             }
             let flat = key.0.iter().all(|&y| y == key.0[0]);
-            let same = |a: usize, b: usize| flat && !done[a * nz + b] && cells[a * nz + b] == Some(key);
+            let same =
+                |a: usize, b: usize| flat && !done[a * nz + b] && cells[a * nz + b].is_some_and(|c| c.0 == key.0);
             let mut b1 = b + 1;
             while b1 < nz && same(a, b1) {
                 b1 += 1;
@@ -341,14 +345,19 @@ fn mesh_tile_water(
             while a1 < nx && (b..b1).all(|bb| same(a1, bb)) {
                 a1 += 1;
             }
+            // The vertex colour (used where the body is not per pixel: the debug views) is the
+            // ramp at the rectangle's deepest cell, as a single cell's is.
+            let mut deepest = key.1;
             for aa in a..a1 {
                 for bb in b..b1 {
                     done[aa * nz + bb] = true;
+                    deepest = deepest.max(cells[aa * nz + bb].map_or(f32::MIN, |c| c.1));
                 }
             }
+            let colour = water_colour(deepest);
             let (x0, x1) = (grid.line(i0 + a as i64) as f32 * col, grid.line(i0 + a1 as i64) as f32 * col);
             let (z0, z1) = (grid.line(j0 + b as i64) as f32 * col, grid.line(j0 + b1 as i64) as f32 * col);
-            let ([y00, y01, y11, y10], colour) = key;
+            let [y00, y01, y11, y10] = key.0;
             let base = out.positions.len() as u32;
             let normal = super::water::cell_normal(key.0, x1 - x0, z1 - z0);
             for p in [[x0, y00, z0], [x0, y01, z1], [x1, y11, z1], [x1, y10, z0]] {

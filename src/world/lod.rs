@@ -20,7 +20,7 @@ use super::WorldSource;
 use super::layout::{CHUNK_COLUMNS, WorldLayout};
 
 /// Where along its range a level starts to morph towards its parent, as a fraction of the range.
-pub const MORPH_START: f32 = 0.8;
+pub const MORPH_START: f32 = 0.9;
 /// The ranges keep this share of every level's columns within [`MAX_ERROR_PX`] of full detail
 /// where the level is first drawn. Not all: the forge's summit spires and terrace risers put a
 /// few columns tens of metres from any coarse surface (measured in `docs/PERFORMANCE.md`).
