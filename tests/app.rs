@@ -508,29 +508,27 @@ fn each_visual_toggle_changes_the_frame_as_it_should() {
     let d = "blueprints/small.dat";
     let base = shot(d, "overview", &[], "toggle-base.png");
 
-    // Chunk borders: yellow gizmo lines appear where there were none.
-    let borders = shot(d, "overview", &["--chunk-borders"], "toggle-borders.png");
+    // Chunk borders and water off, in one frame (yellow lines; the seabed is sand, not yellow):
+    // gizmo lines appear where there were none, and the seabed shows where the sheet was — the
+    // sea turns from blue to sand.
+    let dry = shot(d, "overview", &["--chunk-borders", "--no-water"], "toggle-borders-no-water.png");
     let yellow = |img: &image::RgbImage| img.pixels().filter(|p| p[0] > 180 && p[1] > 160 && p[2] < 90).count();
-    assert!(yellow(&borders) > 200 && yellow(&base) < 20, "borders {} vs base {}", yellow(&borders), yellow(&base));
-
-    // Water off: the seabed shows where the sheet was — the sea turns from blue to sand.
-    let dry = shot(d, "overview", &["--no-water"], "toggle-no-water.png");
+    assert!(yellow(&dry) > 200 && yellow(&base) < 20, "borders {} vs base {}", yellow(&dry), yellow(&base));
     let blue = |img: &image::RgbImage| img.pixels().filter(|p| p[2] as i32 > p[0] as i32 + 40).count();
     assert!(blue(&base) > 4 * blue(&dry) + 100, "water on {} blue px, off {}", blue(&base), blue(&dry));
 
-    // Sky off: the top rows become the flat clear colour (no gradient across them).
-    let nosky = shot(d, "overview", &["--no-sky"], "toggle-no-sky.png");
+    // Sky and fog off, in one frame: the top rows become the flat clear colour (no gradient
+    // across them; fog never touches the clear colour), and the far sea near the horizon keeps
+    // its deep colour instead of fading to haze.
+    let clear = shot(d, "overview", &["--no-sky", "--no-fog"], "toggle-no-sky-no-fog.png");
     let row_spread = |img: &image::RgbImage, y: u32| {
         let l: Vec<f32> = (0..img.width()).map(|x| luma(img.get_pixel(x, y))).collect();
         l.iter().cloned().fold(f32::MIN, f32::max) - l.iter().cloned().fold(f32::MAX, f32::min)
     };
-    assert!(luma(nosky.get_pixel(80, 0)) > luma(base.get_pixel(80, 0)) + 10.0, "clear colour is the pale horizon");
-    assert!(row_spread(&nosky, 0) < 2.0);
-
-    // Fog off: the far sea near the horizon keeps its deep colour instead of fading to haze.
-    let nofog = shot(d, "overview", &["--no-fog"], "toggle-no-fog.png");
+    assert!(luma(clear.get_pixel(80, 0)) > luma(base.get_pixel(80, 0)) + 10.0, "clear colour is the pale horizon");
+    assert!(row_spread(&clear, 0) < 2.0);
     let haze_row = (0..90).rev().find(|&y| luma(base.get_pixel(5, y)) > 150.0).unwrap_or(20) + 2;
-    assert!(luma(nofog.get_pixel(5, haze_row)) < luma(base.get_pixel(5, haze_row)) - 10.0, "fog row {haze_row}");
+    assert!(luma(clear.get_pixel(5, haze_row)) < luma(base.get_pixel(5, haze_row)) - 10.0, "fog row {haze_row}");
 
     // Shading modes recolour the terrain; wireframe draws lines over it.
     for (flag, name) in [
@@ -983,7 +981,10 @@ fn the_shallows_fade_into_the_sand_with_foam_at_the_waterline() {
         let seg: Vec<_> = (last_sand..(last_sand + 16).min(img.width())).map(px).collect();
         steps.push(seg.windows(2).map(|w| (w[1][0] as i32 - w[0][0] as i32).abs()).max().unwrap_or(0));
         let s = seg[0];
-        if seg.iter().any(|p| p[2] as i32 - s[2] as i32 >= 15 && l(p) >= l(&s) - 5.0) {
+        // Foam is white: as red as the sand and much bluer. Clear water over sand is bluer too,
+        // but it takes red away.
+        if seg.iter().any(|p| p[2] as i32 - s[2] as i32 >= 15 && p[0] as i32 >= s[0] as i32 - 3 && l(p) >= l(&s) - 5.0)
+        {
             foam += 1;
         }
     }

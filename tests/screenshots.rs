@@ -181,7 +181,7 @@ fn shallow_water_is_lighter_than_deep_water_along_a_transect() {
 #[test]
 fn the_crater_seam_ring_is_drawn_wet() {
     // Straight down over the crater: with the seam highlight, the shoreline-seam columns turn
-    // magenta — only inside the crater — and without it the same pixels are water-coloured.
+    // magenta — only inside the crater — and without it the sheet is drawn over the same pixels.
     let bp = isla::blueprint::read_file(&repo(SMALL)).unwrap();
     let p = bp.params;
     assert!(p.crater_radius > 0.0, "small.dat has a crater");

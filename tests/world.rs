@@ -830,8 +830,8 @@ mod lod {
     }
 
     /// SPEC §3–5: a coast tile's shelf, deep and shallow at one level, merges into a few large
-    /// quads (its colour is per pixel), and merging loses no cell: every wet cell of the tile is
-    /// covered at most once. The south coast's level-1 tile: measured 1,024 cells, 776 wet, drawn
+    /// quads (its colour is per pixel), and merging loses no cell: no cell is covered twice, and
+    /// every cell wet at all four corners is covered. The south coast's level-1 tile: measured 1,024 cells, 776 wet, drawn
     /// in 4 quads (when depth split quads, a shelf's cells each had their own).
     #[test]
     fn coarse_water_merges_a_shelf_into_a_few_quads_without_losing_a_cell() {
@@ -856,7 +856,26 @@ mod lod {
         }
         let wet = cover.iter().filter(|&&c| c > 0).count();
         let quads = m.water.positions.len() / 4;
-        eprintln!("level-1 coast tile: {} cells, {wet} wet, drawn in {quads} quads", side * side);
+        // Independently of the mesher: a cell whose four corner columns are all wet at one level
+        // is always drawn (the floating rule only looks at dry corners).
+        let top = src.layout.top_m();
+        let (c0x, c0z) = (x0 as i64 * isla::world::CHUNK_COLUMNS as i64, z0 as i64 * isla::world::CHUNK_COLUMNS as i64);
+        let level = |x: i64, z: i64| src.water_at(x as u32, z as u32, top).map(|w| w.water_surface_y_m);
+        let mut must = 0;
+        for a in 0..side {
+            for b in 0..side {
+                let (x, z) = (c0x + 2 * a as i64, c0z + 2 * b as i64);
+                let corners = [level(x, z), level(x + 2, z), level(x, z + 2), level(x + 2, z + 2)];
+                if corners[0].is_some() && corners.iter().all(|&c| c == corners[0]) {
+                    must += 1;
+                    assert_eq!(cover[a * side + b], 1, "the all-wet cell ({a}, {b}) is not drawn");
+                }
+            }
+        }
+        eprintln!(
+            "level-1 coast tile: {} cells, {wet} wet ({must} wet at every corner), drawn in {quads} quads",
+            side * side
+        );
         assert!(cover.iter().all(|&c| c <= 1), "a cell is covered twice");
         assert!(wet > side * side / 10, "the tile was meant to be a coast: {wet} wet cells");
         assert!(quads * 8 <= wet, "{wet} wet cells took {quads} quads");

@@ -157,12 +157,6 @@ pub struct NodeGpuBytes {
     pub water: u64,
 }
 
-impl NodeGpuBytes {
-    pub fn total(&self) -> u64 {
-        self.terrain + self.water
-    }
-}
-
 /// Materials shared by every node.
 #[derive(Resource)]
 pub struct ChunkMaterials {
@@ -309,7 +303,7 @@ fn upload_node_meshes(
             }
         }
         if !water.is_empty() {
-            bytes.water = (water.positions.len() * 40 + water.indices.len() * 4) as u64;
+            bytes.water = water.byte_size() as u64;
             let WaterMesh { positions, normals, colors, indices } = water;
             ec.with_child((
                 ChunkWaterSheet,

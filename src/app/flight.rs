@@ -31,6 +31,15 @@ pub struct PassTime {
     pub fragments: f64,
 }
 
+/// One level's resident nodes and their GPU buffers (MiB), terrain and water apart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelBytes {
+    pub level: u8,
+    pub nodes: u32,
+    pub terrain_mib: f64,
+    pub water_mib: f64,
+}
+
 /// What a flight measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlightReport {
@@ -45,6 +54,8 @@ pub struct FlightReport {
     /// chunk data of the level-0 ones (MiB).
     pub terrain_gpu_mib: f64,
     pub terrain_cpu_mib: f64,
+    /// The GPU buffers of the frame that held the most, by level.
+    pub gpu_by_level: Vec<LevelBytes>,
     /// With `passes`: GPU time per render pass (Bevy keeps the last 120 frames), slowest first.
     pub passes: Vec<PassTime>,
 }
@@ -165,17 +176,17 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
             );
         }
     }
-    let by_level: Vec<String> = gpu_peak_levels
+    let gpu_by_level = gpu_peak_levels
         .iter()
         .enumerate()
         .filter(|(_, l)| l.0 > 0)
-        .map(|(l, &(n, t, w))| format!("level {l}: {n} nodes, {:.1} + {:.1} MiB", t as f64 / MIB, w as f64 / MIB))
+        .map(|(l, &(n, t, w))| LevelBytes {
+            level: l as u8,
+            nodes: n,
+            terrain_mib: t as f64 / MIB,
+            water_mib: w as f64 / MIB,
+        })
         .collect();
-    info!(
-        "flight: terrain + water GPU buffers at their largest, {:.1} MiB: {}",
-        gpu_max as f64 / MIB,
-        by_level.join("; ")
-    );
     Ok(FlightReport {
         frames: opts.frames,
         p50_ms: quantile(&times, 0.5),
@@ -185,6 +196,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         first_view_s,
         terrain_gpu_mib: gpu_max as f64 / MIB,
         terrain_cpu_mib: cpu_max as f64 / MIB,
+        gpu_by_level,
         passes: pass_times(app.world()),
     })
 }

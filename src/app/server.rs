@@ -42,6 +42,11 @@ impl MeshStyle {
     pub fn of(t: &DebugToggles) -> Self {
         Self { shading: t.shading, highlight_seam: t.seam_highlight }
     }
+    /// The debug looks whose water colours are per cell (the seam highlight, normals, materials):
+    /// the water's per-pixel body would paint over them.
+    pub fn colours_water_per_cell(&self) -> bool {
+        self.highlight_seam || self.shading != Shading::Palette
+    }
 }
 
 /// One resident node of the level-of-detail tree.
@@ -536,7 +541,7 @@ fn swap_nodes(
     });
     let mut per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
     let mut gpu_per_level = vec![(0u32, 0u64, 0u64); lod.0.top_level as usize + 1];
-    let (mut tris, mut gpu, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u64, 0u32);
+    let (mut tris, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u32);
     for (e, node, mut vis, chunk, bytes) in &mut nodes {
         let fresh = index.0.get(&node.id) == Some(&e);
         if !fresh && stale.0.get(&node.id) != Some(&e) {
@@ -554,7 +559,6 @@ fn swap_nodes(
             l.1 += node.triangles as u64;
             tris += node.triangles as u64;
         }
-        gpu += bytes.map_or(0, |b| b.total());
         let g = &mut gpu_per_level[node.id.level as usize];
         g.0 += 1;
         g.1 += bytes.map_or(0, |b| b.terrain);
@@ -565,7 +569,7 @@ fn swap_nodes(
     stats.nodes_displayed = shown_set.len() as u32;
     stats.displayed_per_level = per_level;
     stats.triangles = tris;
-    stats.gpu_bytes = gpu;
+    stats.gpu_bytes = gpu_per_level.iter().map(|l| l.1 + l.2).sum();
     stats.gpu_bytes_per_level = gpu_per_level;
     stats.resident_bytes = chunk_bytes;
     selection.displayed = shown_set;

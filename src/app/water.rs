@@ -4,9 +4,10 @@
 //! rest. Premultiplied alpha: the body is thinned by its alpha, the reflection is not.
 //!
 //! With the camera's depth prepass the body is shaded per pixel: the ramp reads the true depth
-//! under each pixel (the water's surface minus the opaque point behind it), the view ray's extra
-//! path through the water absorbs more (Beer–Lambert), the sheet fades in over its first few
-//! centimetres so the shoreline has no hard edge, and a band of foam marks the shallowest water.
+//! under each pixel (the water's surface minus the opaque point behind it), the first metre or
+//! two of water lets the floor through (so the shoreline has no hard edge), the view ray's extra
+//! path through the water absorbs more (Beer–Lambert), and a band of foam marks the shallowest
+//! water.
 //! The debug views (seam highlight, normals, materials) keep the per-cell vertex colours.
 
 use super::scene::{SunSettings, sun_direction};
@@ -23,13 +24,13 @@ pub struct WaterExt {
     #[uniform(100)]
     pub sky: SkyParams,
     #[uniform(101)]
-    pub body: WaterBody,
+    pub shading: WaterShading,
 }
 
-/// The per-pixel body (SPEC §5 "Water shading"): the SPEC §4 ramp's ends and the absorption and
-/// foam lengths, as one uniform.
+/// The per-pixel body (SPEC §5 "Water per pixel"): the SPEC §4 ramp's ends and the lengths of
+/// the shading, as one uniform (every constant of the formula lives here, none in the shader).
 #[derive(Debug, Clone, Copy, PartialEq, bevy::render::render_resource::ShaderType)]
-pub struct WaterBody {
+pub struct WaterShading {
     /// sRGB colour and alpha of the shallow end of the ramp.
     pub shallow: Vec4,
     /// sRGB colour and alpha of the deep end.
@@ -37,14 +38,27 @@ pub struct WaterBody {
     /// x: 1 = per pixel (needs the depth prepass), 0 = the vertex colours; y: the ramp's depth (m);
     /// z: the absorption length of the view ray's extra path (m); w: the foam band's depth (m).
     pub params: Vec4,
+    /// x: the depth through which the floor shows ([`THIN_M`]); y, z: where the foam band starts
+    /// and where it begins to fade ([`FOAM_START_M`], [`FOAM_FULL_M`]); w: the distance beyond
+    /// which foam fades out ([`FOAM_FADE_M`]).
+    pub lengths: Vec4,
 }
 
 /// Metres of extra path through the water that absorb all but 1/e of what the ramp lets through.
 pub const ABSORPTION_M: f32 = 25.0;
 /// Depth of the shoreline's foam band (m).
 pub const FOAM_DEPTH_M: f32 = 1.0;
+/// Metres of water through which the floor still shows: the floor's share falls to 1/e there.
+pub const THIN_M: f32 = 1.5;
+/// The foam band fades in from the waterline to `FOAM_START_M` (m) and out from `FOAM_FULL_M` to
+/// [`FOAM_DEPTH_M`].
+pub const FOAM_START_M: f32 = 0.06;
+pub const FOAM_FULL_M: f32 = 0.1;
+/// Foam fades out between half this distance and this distance from the eye (m): its lines are
+/// finer than a pixel farther out.
+pub const FOAM_FADE_M: f32 = 900.0;
 
-impl WaterBody {
+impl WaterShading {
     pub fn new(per_pixel: bool) -> Self {
         use crate::mesh::water::{DEEP_ALPHA, DEEP_RGB, RAMP_DEPTH_M, SHALLOW_ALPHA, SHALLOW_RGB};
         let [r, g, b] = SHALLOW_RGB;
@@ -53,6 +67,7 @@ impl WaterBody {
             shallow: Vec4::new(r, g, b, SHALLOW_ALPHA),
             deep: Vec4::new(dr, dg, db, DEEP_ALPHA),
             params: Vec4::new(if per_pixel { 1.0 } else { 0.0 }, RAMP_DEPTH_M, ABSORPTION_M, FOAM_DEPTH_M),
+            lengths: Vec4::new(THIN_M, FOAM_START_M, FOAM_FULL_M, FOAM_FADE_M),
         }
     }
 }
@@ -82,7 +97,7 @@ pub fn water_material(to_sun: Vec3) -> WaterMaterial {
             double_sided: true,
             ..default()
         },
-        extension: WaterExt { sky: SkyParams::new(to_sun), body: WaterBody::new(true) },
+        extension: WaterExt { sky: SkyParams::new(to_sun), shading: WaterShading::new(true) },
     }
 }
 
@@ -94,7 +109,12 @@ impl Plugin for WaterMaterialPlugin {
         app.add_plugins(MaterialPlugin::<WaterMaterial>::default())
             .init_resource::<SunSettings>()
             .add_systems(Update, follow_sun.run_if(resource_changed::<SunSettings>).in_set(super::IslaSet::Apply))
-            .add_systems(Update, follow_debug_views.in_set(super::IslaSet::Apply));
+            .add_systems(
+                Update,
+                follow_debug_views
+                    .run_if(resource_exists_and_changed::<super::debug::DebugToggles>)
+                    .in_set(super::IslaSet::Apply),
+            );
     }
 }
 
@@ -108,16 +128,12 @@ fn follow_sun(sun: Res<SunSettings>, mut materials: ResMut<Assets<WaterMaterial>
 
 /// The debug views colour the sheets per cell (the seam highlight, normals, materials): the
 /// per-pixel body would paint over them, so it is off while one is shown.
-fn follow_debug_views(toggles: Option<Res<super::debug::DebugToggles>>, mut materials: ResMut<Assets<WaterMaterial>>) {
-    let Some(t) = toggles else { return };
-    if !t.is_changed() {
-        return;
-    }
-    let body = WaterBody::new(!t.seam_highlight && t.shading == crate::mesh::Shading::Palette);
-    let stale: Vec<_> = materials.iter().filter(|(_, m)| m.extension.body != body).map(|(id, _)| id).collect();
+fn follow_debug_views(toggles: Res<super::debug::DebugToggles>, mut materials: ResMut<Assets<WaterMaterial>>) {
+    let shading = WaterShading::new(!super::server::MeshStyle::of(&toggles).colours_water_per_cell());
+    let stale: Vec<_> = materials.iter().filter(|(_, m)| m.extension.shading != shading).map(|(id, _)| id).collect();
     for id in stale {
         if let Some(mut m) = materials.get_mut(id) {
-            m.extension.body = body;
+            m.extension.shading = shading;
         }
     }
 }

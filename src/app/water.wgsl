@@ -1,6 +1,8 @@
-// The water sheet (SPEC §5): the depth ramp (vertex colour and alpha) lit as the body, plus the
-// procedural sky mirrored with Schlick's Fresnel term and the sun's glint, from a weakly perturbed
-// normal (no geometric waves). Premultiplied alpha: body × alpha × (1 − F) + sky × F.
+// The water sheet (SPEC §5): the depth ramp lit as the body — per pixel from the depth prepass
+// (true depth and the view ray's path under each pixel, shoreline foam), or the sheet's per-cell
+// vertex colour and alpha in the debug views — plus the procedural sky mirrored with Schlick's
+// Fresnel term and the sun's glint, from a weakly perturbed normal (no geometric waves).
+// Premultiplied alpha: body × alpha × (1 − F) + sky × F.
 #import bevy_pbr::{
     forward_io::{VertexOutput, FragmentOutput},
     mesh_view_bindings::{view, lights},
@@ -18,14 +20,16 @@
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> sky: SkyParams;
 
-// `app::water::WaterBody`: the SPEC §4 ramp's ends (sRGB, alpha) and x: per pixel on,
-// y: ramp depth, z: absorption length, w: foam depth (metres).
-struct WaterBody {
+// `app::water::WaterShading`: the SPEC §4 ramp's ends (sRGB, alpha); params x: per pixel on,
+// y: ramp depth, z: absorption length, w: foam depth; lengths x: the depth the floor shows
+// through, y, z: foam band start and full, w: foam fade distance (metres).
+struct WaterShading {
     shallow: vec4<f32>,
     deep: vec4<f32>,
     params: vec4<f32>,
+    lengths: vec4<f32>,
 }
-@group(#{MATERIAL_BIND_GROUP}) @binding(101) var<uniform> body_params: WaterBody;
+@group(#{MATERIAL_BIND_GROUP}) @binding(101) var<uniform> body_params: WaterShading;
 
 fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
     let lo = c / 12.92;
@@ -39,9 +43,6 @@ fn ramp(d: f32) -> vec4<f32> {
     let c = mix(body_params.shallow, body_params.deep, t);
     return vec4<f32>(srgb_to_linear(c.rgb), c.a);
 }
-
-// Metres of water through which the floor still shows (1/e of the ramp's alpha left).
-const THIN_M: f32 = 1.5;
 
 // Water's reflectance looking straight down: Schlick's F0 for air to water (n = 1.33).
 const F0: f32 = 0.02;
@@ -72,8 +73,10 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
 #ifdef DEPTH_PREPASS
     // Per pixel, from above: the opaque point behind this pixel gives the true depth and the view
     // ray's path through the water. Nothing behind (the sky) keeps the sheet's own colour.
+    // Reverse Z: the opaque point must lie behind the water (a smaller depth). With MSAA the one
+    // sample read can be the land in front at a silhouette: such a pixel keeps the sheet's colour.
     let behind = prepass_depth(in.position, 0u);
-    if (above && body_params.params.x > 0.5 && behind > 0.0) {
+    if (above && body_params.params.x > 0.5 && behind > 0.0 && behind < in.position.z) {
         let ndc = frag_coord_to_ndc(in.position);
         let floor = position_ndc_to_world(vec3<f32>(ndc.xy, behind));
         let depth = max(in.world_position.y - floor.y, 0.0);
@@ -82,11 +85,13 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
         // The first metre or two of water lets the floor through, so the shallows show their
         // bed and the waterline is not a drawn edge; below that the ramp holds looking straight
         // down, and a slanted ray, crossing more water, absorbs more (Beer–Lambert).
-        let thin = 1.0 - exp(-path / THIN_M);
+        let thin = 1.0 - exp(-path / body_params.lengths.x);
         let alpha = 1.0 - (1.0 - c.a * thin) * exp(-max(path - depth, 0.0) / body_params.params.z);
         // Foam: a band along the shallowest water, broken into patches some 20 m long and into
         // lines that follow the depth contours; fixed in place (the water is at rest).
-        let band = smoothstep(0.0, 0.06, depth) * (1.0 - smoothstep(0.1, body_params.params.w, depth));
+        let l = body_params.lengths;
+        let band = smoothstep(0.0, l.y, depth) * (1.0 - smoothstep(l.z, max(body_params.params.w, l.z + 0.01), depth))
+            * (1.0 - smoothstep(0.5 * l.w, l.w, dist));
         let xz = in.world_position.xz;
         let patches = 0.5 + 0.3 * sin(dot(xz, vec2<f32>(0.23, 0.11)))
             + 0.2 * sin(dot(xz, vec2<f32>(-0.09, 0.31)) + 1.7);

@@ -203,6 +203,12 @@ pub fn flight(a: FlightArgs) -> Outcome {
         "flight: first view in {:.2} s; terrain and water at most {:.1} MiB of GPU buffers and {:.1} MiB of chunk data",
         report.first_view_s, report.terrain_gpu_mib, report.terrain_cpu_mib
     );
+    let levels: Vec<String> = report
+        .gpu_by_level
+        .iter()
+        .map(|l| format!("level {}: {} nodes, {:.1} + {:.1} MiB", l.level, l.nodes, l.terrain_mib, l.water_mib))
+        .collect();
+    eprintln!("flight: those buffers by level (terrain + water): {}", levels.join("; "));
     for p in &report.passes {
         eprintln!(
             "flight: pass {}: GPU {:.1} ms mean, {:.1} ms max, {:.0} fragments a frame",

@@ -35,6 +35,10 @@ impl WaterMesh {
     pub fn is_empty(&self) -> bool {
         self.indices.is_empty()
     }
+    /// Bytes of its vertex and index buffers (position, normal, colour; `u32` indices).
+    pub fn byte_size(&self) -> usize {
+        self.positions.len() * (12 + 12 + 16) + self.indices.len() * 4
+    }
     pub fn clear(&mut self) {
         self.positions.clear();
         self.normals.clear();
