@@ -23,7 +23,10 @@ fn sample(n: u32) -> Blueprint {
         },
         heights_raw,
         biomes: (0..cells).map(|i| (i % 10) as u8).collect(),
-        towns: Some(vec![Town { x: 3.0, y: 4.0, tier: TownTier::City, is_highway_node: true }]),
+        towns: Some(vec![
+            Town { x: 3.0, y: 4.0, tier: TownTier::City, is_highway_node: true },
+            Town { x: 8.0, y: 9.0, tier: TownTier::Town, is_highway_node: false },
+        ]),
         water: Some(Water {
             body_ids,
             bodies: Some(vec![WaterBody {
@@ -318,8 +321,8 @@ fn refuses_negative_or_inconsistent_counts() {
     assert!(matches!(err_of(&big).kind, ErrorKind::InconsistentCount { count: 1_000_000, .. }));
     let town = section_at(&bytes, b"TOWN") + 12;
     let mut t = bytes.clone();
-    t[town..town + 4].copy_from_slice(&2i32.to_le_bytes());
-    assert!(matches!(err_of(&t).kind, ErrorKind::InconsistentCount { count: 2, .. }));
+    t[town..town + 4].copy_from_slice(&3i32.to_le_bytes());
+    assert!(matches!(err_of(&t).kind, ErrorKind::InconsistentCount { count: 3, .. }));
 }
 
 #[test]
@@ -644,8 +647,8 @@ fn rivr_refusals_name_the_section_and_allocate_nothing_unbounded() {
 }
 
 /// SPEC §1.5 `ROAD`: optional (a reader without it reads the rest), an unknown version skipped
-/// whole; refusals name the section: a bad tier, a point off the map, a bridge span outside the
-/// road, counts the bytes cannot hold (refused before allocating).
+/// whole; refusals name the section: a bad tier, a town `TOWN` does not list, a point off the
+/// map, a bridge span outside the road, counts the bytes cannot hold (refused before allocating).
 #[test]
 fn road_section_is_optional_and_its_refusals_name_it() {
     let bp = sample(N);
@@ -675,8 +678,16 @@ fn road_section_is_optional_and_its_refusals_name_it() {
     assert!(matches!(e.kind, ErrorKind::BridgeOutOfRange { first: 2, last: 9, points: 4, .. }), "{e}");
     refuse(&|b| b[at + 2..at + 6].copy_from_slice(&i32::MAX.to_le_bytes()));
     refuse(&|b| b[first + 5..first + 9].copy_from_slice(&i32::MAX.to_le_bytes()));
+    // A town the road joins must be in TOWN (two towns there; 0xFFFF is none).
+    let e = refuse(&|b| b[first + 3..first + 5].copy_from_slice(&5u16.to_le_bytes()));
+    assert!(matches!(e.kind, ErrorKind::RoadTownOutOfRange { index: 0, town: 5, towns: 2 }), "{e}");
+    let e = err_of(&remove_section(&bytes, b"TOWN"));
+    assert!(matches!(e.kind, ErrorKind::RoadTownOutOfRange { index: 0, town: 0, towns: 0 }), "{e}");
     // The writer refuses what the reader would.
     let mut bad = sample(N);
     bad.roads.as_mut().unwrap().roads[0].bridges[0] = [3, 1];
     assert!(to_bytes(&bad).is_err());
+    let mut bad = sample(N);
+    bad.roads.as_mut().unwrap().roads[1].to_town = 2;
+    assert!(matches!(to_bytes(&bad).unwrap_err().kind, ErrorKind::RoadTownOutOfRange { index: 1, town: 2, towns: 2 }));
 }

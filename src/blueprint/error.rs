@@ -23,6 +23,7 @@ pub enum ErrorKind {
     RiverValueOutOfRange { what: &'static str, index: usize, value: f32, max: f32 },
     RoadTierOutOfRange { index: usize, tier: u8 },
     RoadPointOffMap { index: usize, point: usize, x: f32, y: f32 },
+    RoadTownOutOfRange { index: usize, town: u16, towns: usize },
     BridgeOutOfRange { index: usize, first: i32, last: i32, points: i32 },
     WaterTypeOutOfRange { index: usize, value: u8 },
     SalinityOutOfRange { index: usize, value: u8 },
@@ -108,6 +109,9 @@ impl fmt::Display for BlueprintError {
             }
             RoadTierOutOfRange { index, tier } => {
                 write!(f, "road {index} has tier {tier}, known tiers are 0 (highway) and 1 (road)")
+            }
+            RoadTownOutOfRange { index, town, towns } => {
+                write!(f, "road {index} joins town {town}, but TOWN lists {towns} towns (0xFFFF is none)")
             }
             RoadPointOffMap { index, point, x, y } => {
                 write!(f, "road {index}: point {point} at ({x}, {y}) is not on the map")

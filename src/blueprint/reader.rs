@@ -358,7 +358,7 @@ fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids)
     };
 
     let roads = match find(tags::ROAD) {
-        Some(s) => parse_roads(s, map_size, &mut warnings)?,
+        Some(s) => parse_roads(s, map_size, towns.as_ref().map_or(0, Vec::len), &mut warnings)?,
         None => None,
     };
 
@@ -704,6 +704,7 @@ fn parse_rivers(
 fn parse_roads(
     s: &Section<'_>,
     map_size: u32,
+    town_count: usize,
     warnings: &mut Vec<Warning>,
 ) -> Result<Option<RoadNetwork>, BlueprintError> {
     let Some(_) = versioned(s, ROAD_VERSION, 2 + 4, warnings)? else {
@@ -729,6 +730,13 @@ fn parse_roads(
         let r = &p[at..at + ROAD_RECORD_LEN];
         let tier = RoadTier::from_ordinal(r[0])
             .ok_or_else(|| s.err_at(ErrorKind::RoadTierOutOfRange { index: i, tier: r[0] }, at))?;
+        // The towns it joins index `TOWN` (none: 0xFFFF).
+        let (from_town, to_town) = (LE::read_u16(&r[1..]), LE::read_u16(&r[3..]));
+        for (town, off) in [(from_town, 1), (to_town, 3)] {
+            if town != NO_TOWN && town as usize >= town_count {
+                return Err(s.err_at(ErrorKind::RoadTownOutOfRange { index: i, town, towns: town_count }, at + off));
+            }
+        }
         let (points, bridges) = (LE::read_i32(&r[5..]), LE::read_i32(&r[9..]));
         for (c, off) in [(points, 5), (bridges, 9)] {
             if c < 0 {
@@ -758,13 +766,7 @@ fn parse_roads(
             spans.push([first as u32, last as u32]);
             at += ROAD_BRIDGE_LEN;
         }
-        roads.push(Road {
-            tier,
-            from_town: LE::read_u16(&r[1..]),
-            to_town: LE::read_u16(&r[3..]),
-            points: pts,
-            bridges: spans,
-        });
+        roads.push(Road { tier, from_town, to_town, points: pts, bridges: spans });
     }
     if at != p.len() {
         return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));

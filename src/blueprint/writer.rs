@@ -83,7 +83,11 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
     }
     if let Some(r) = &bp.roads {
         let side = n as f32;
+        let towns = bp.towns.as_ref().map_or(0, Vec::len);
         for (index, road) in r.roads.iter().enumerate() {
+            if let Some(&town) = [road.from_town, road.to_town].iter().find(|&&t| t != NO_TOWN && t as usize >= towns) {
+                return Err(model_err(ErrorKind::RoadTownOutOfRange { index, town, towns }, b"ROAD"));
+            }
             if let Some((point, p)) = road
                 .points
                 .iter()
