@@ -5,7 +5,9 @@
 //!   profile within the tier's grade: the mean of the lowest profile above the terrain and the
 //!   highest profile below it that both climb at most the grade (each a two-pass distance
 //!   transform; their mean climbs at most the grade too), so cuts and fills balance. Bridge
-//!   points do not pull the profile (the deck spans them).
+//!   points do not pull the profile (the deck spans them). The profile is then lifted, within the
+//!   grade, over the sea, over each bridge's water by the clearance, and over any water beside
+//!   the road, so a road never runs below a river or lake next to it.
 //! - **Cross-section.** A column within the tier's half-width of the nearest road centreline
 //!   stands at the roadbed there (flat across the road); the shoulder beyond blends back into the
 //!   terrain with a smoothstep; wet columns and bridge spans are not carved.
@@ -120,6 +122,21 @@ fn water_level_m(bp: &Blueprint, p: [f32; 2]) -> Option<f32> {
     level.or_else(|| w.body(w.body_ids[i]).map(|b| b.surface_level_raw)).map(|l| l * bp.params.metres_per_raw)
 }
 
+/// The highest water surface (m) over the pixels within `reach` pixels of `p` (−∞ if none is wet).
+fn water_beside_m(bp: &Blueprint, p: [f32; 2], reach: i64) -> f32 {
+    let n = bp.map_size as i64;
+    let (cx, cy) = (p[0].floor() as i64, p[1].floor() as i64);
+    let mut top = f32::NEG_INFINITY;
+    for x in (cx - reach).max(0)..=(cx + reach).min(n - 1) {
+        for y in (cy - reach).max(0)..=(cy + reach).min(n - 1) {
+            if let Some(l) = water_level_m(bp, [x as f32, y as f32]) {
+                top = top.max(l);
+            }
+        }
+    }
+    top
+}
+
 /// `max_j (v_j − grade·|s_i − s_j|)`: the lowest grade-limited profile at or above every `v`.
 fn lower_cone(v: &[f32], s: &[f32], grade: f32) -> Vec<f32> {
     let mut out = v.to_vec();
@@ -170,10 +187,17 @@ impl RoadCarve {
             // approaches ramping up within the grade: the larger of grade-limited profiles is
             // still grade-limited.
             let floor = sea_m + ROADBED_ABOVE_SEA_M;
+            // And never below the water beside it: every point stands at least
+            // `ROADBED_ABOVE_SEA_M` over the highest water within the road's half-width and one
+            // column and a half, so no road column sits under a river or lake next to it.
+            let reach = (road_width_m(r.tier) / 2.0 / mpp + 1.5).ceil() as i64;
             let clear: Vec<f32> = (0..m)
-                .map(|i| match (bridge[i], water_level_m(bp, r.points[i])) {
-                    (true, Some(l)) => l + BRIDGE_CLEARANCE_M,
-                    _ => f32::NEG_INFINITY,
+                .map(|i| {
+                    let own = match (bridge[i], water_level_m(bp, r.points[i])) {
+                        (true, Some(l)) => l + BRIDGE_CLEARANCE_M,
+                        _ => f32::NEG_INFINITY,
+                    };
+                    own.max(water_beside_m(bp, r.points[i], reach) + ROADBED_ABOVE_SEA_M)
                 })
                 .collect();
             let lift = lower_cone(&clear, &s, grade);
