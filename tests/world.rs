@@ -1174,7 +1174,10 @@ fn on_roadway(src: &WorldSource, x: i64, y: i64) -> bool {
 
 /// Dry road columns the road's carve sets, those beside water (8 neighbours), and those standing
 /// more than 1 cm below a wet neighbour's level on the roadway (column, road surface, water level).
-fn roads_beside_water(src: &WorldSource) -> (usize, usize, Vec<((i64, i64), f32, f32)>) {
+/// A roadway column below the water beside it: the column, its surface and the water's level.
+type BelowWater = ((i64, i64), f32, f32);
+
+fn roads_beside_water(src: &WorldSource) -> (usize, usize, Vec<BelowWater>) {
     let n = src.layout.map_size as i64;
     let top = src.layout.top_m();
     let (mut road_columns, mut beside_water, mut below) = (0, 0, Vec::new());
