@@ -10,7 +10,8 @@
 //!   the road, so a road never runs below a river or lake next to it.
 //! - **Cross-section.** A column within the tier's half-width of the nearest road centreline
 //!   stands at the roadbed there (flat across the road); the shoulder beyond blends back into the
-//!   terrain with a smoothstep; wet columns and bridge spans are not carved.
+//!   terrain with a smoothstep; wet columns and bridge spans are not carved, and no carved column
+//!   ends below the water in its 8 neighbours.
 //! - **Culling.** Each road segment is listed in the chunks its box, grown by the widest
 //!   half-width + shoulder, touches; a column only looks at its chunk's segments.
 
@@ -35,6 +36,9 @@ pub const BRIDGE_CLEARANCE_M: f32 = 1.5;
 /// The roadbed never drops below this far above sea (m): the seam rule compares the carved
 /// surface with the ocean's level, and a road should not flood.
 pub const ROADBED_ABOVE_SEA_M: f32 = 0.5;
+
+/// A carved column stands at least this far above the water in its 8 neighbours (m).
+pub const SHORE_ABOVE_WATER_M: f32 = 0.05;
 
 /// One road ready for per-column questions: points (pixel coordinates), the roadbed (m) at each
 /// and whether it lies on a bridge span.
@@ -241,8 +245,16 @@ impl RoadCarve {
                     for dy in 0..c {
                         let (x, y) = (cx * c + dx, cy * c + dy);
                         if x < n && y < n && !wet(x, y) {
-                            cells[(dx * c + dy) as usize] =
-                                carve.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
+                            let mut cell = carve.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
+                            // A carved column never ends below the water beside it (a shoulder
+                            // blending into terrain that lies under a river's level next to it).
+                            if let Some(c) = cell.as_mut() {
+                                let beside = water_beside_m(bp, [x as f32, y as f32], 1);
+                                if c.surface_m < beside + SHORE_ABOVE_WATER_M {
+                                    c.surface_m = beside + SHORE_ABOVE_WATER_M;
+                                }
+                            }
+                            cells[(dx * c + dy) as usize] = cell;
                         }
                     }
                 }
