@@ -124,19 +124,46 @@ fn luma(p: &image::Rgb<u8>) -> f32 {
     0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
 }
 
+const PRESETS: [&str; 4] = ["overview", "coast", "crater", "underwater"];
+
+/// The small island from `preset`, rendered once for every test of this binary that reads it.
+fn small_preset(preset: &str) -> &'static image::RgbImage {
+    static SHOTS: [std::sync::OnceLock<image::RgbImage>; 4] = [const { std::sync::OnceLock::new() }; 4];
+    let i = PRESETS.iter().position(|p| *p == preset).expect("a camera preset");
+    SHOTS[i].get_or_init(|| render(SMALL, &["--preset", preset], &format!("small-{preset}")))
+}
+
 #[test]
 fn presets_match_their_references() {
-    for preset in ["overview", "coast", "crater", "underwater"] {
-        let img = render(SMALL, &["--preset", preset], &format!("small-{preset}"));
-        check_reference(&format!("small-{preset}"), &img);
+    for preset in PRESETS {
+        check_reference(&format!("small-{preset}"), small_preset(preset));
     }
     let img = render("blueprints/default.dat", &["--preset", "overview"], "default-overview");
     check_reference("default-overview", &img);
 }
 
+/// Each camera preset shows what its name promises: the coast looks low over the sea (the lower
+/// third is water), and from underwater the top rows are the sheet seen from below (bluish and
+/// darker than the open sky's zenith in the overview).
+#[test]
+fn every_camera_preset_renders_what_its_name_promises() {
+    let (overview, coast, under) = (small_preset("overview"), small_preset("coast"), small_preset("underwater"));
+    assert_ne!(overview, coast);
+    let lower: Vec<_> =
+        (62..H).flat_map(|y| (0..W).map(move |x| (x, y))).map(|(x, y)| *coast.get_pixel(x, y)).collect();
+    let blue = lower.iter().filter(|p| p[2] as i32 > p[0] as i32 + 20).count();
+    assert!(blue * 100 > lower.len() * 70, "coast preset: only {blue} of {} lower pixels are water", lower.len());
+    let sky_top = luma(overview.get_pixel(80, 1));
+    let under_top = luma(under.get_pixel(80, 1));
+    let p = under.get_pixel(80, 1);
+    assert!(p[2] > p[0], "underwater top is bluish: {p:?}");
+    assert!(under_top < sky_top, "underwater top ({under_top}) is darker than the open sky ({sky_top})");
+}
+
 #[test]
 fn rendering_the_same_preset_twice_is_repeatable() {
-    let a = render(SMALL, &["--preset", "coast"], "repeat-a");
+    // Two processes: the shared render and a fresh one.
+    let a = small_preset("coast");
     let b = render(SMALL, &["--preset", "coast"], "repeat-b");
     // Deterministic all the way: the same pixels, not merely similar ones.
     let differing = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
