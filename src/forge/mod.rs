@@ -22,7 +22,7 @@ mod snapshots;
 mod towns;
 mod water;
 
-use crate::blueprint::{Blueprint, Params};
+use crate::blueprint::{Blueprint, Params, Town};
 use std::time::Instant;
 
 pub use crater::{Crater, CraterDials};
@@ -144,6 +144,18 @@ macro_rules! ensure_dial {
     };
 }
 
+/// What the river and road stages read besides the maps: the map's side, sea level, raw-to-metre
+/// and pixel-to-metre scales, the towns and the crater.
+#[derive(Debug, Clone, Copy)]
+pub struct Site<'a> {
+    pub n: usize,
+    pub sea: f32,
+    pub mpr: f32,
+    pub mpp: f32,
+    pub towns: &'a [Town],
+    pub crater: Option<&'a Crater>,
+}
+
 /// Generate an island. `progress` receives one report per finished stage.
 pub fn forge(dials: &ForgeDials, progress: impl FnMut(&StageReport)) -> Result<Blueprint, ForgeError> {
     Ok(forge_full(dials, progress)?.blueprint)
@@ -194,11 +206,11 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     stage("biomes", t, detail);
 
     let mut water = class.into_water();
+    let site = Site { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref() };
     let rivers = match &dials.rivers {
         Some(r) => {
             let t = Instant::now();
-            let inp = rivers::Inputs { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref() };
-            let (net, rs) = rivers::run(r, &inp, &mut render, &mut water, &mut biomes)?;
+            let (net, rs) = rivers::run(r, &site, &mut render, &mut water, &mut biomes)?;
             stage("rivers", t, rivers_detail(&rs));
             summary.rivers = Some(rs);
             Some(net)
@@ -209,7 +221,7 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     let roads = if dials.roads {
         let t = Instant::now();
         let first_river_id = rivers.as_ref().map_or(u16::MAX, crate::blueprint::RiverNetwork::first_body_id);
-        let inp = roads::Inputs { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref(), first_river_id };
+        let inp = roads::Inputs { site, first_river_id };
         let (net, rs) = roads::run(&inp, &render, &water)?;
         stage("roads", t, roads_detail(&rs, &towns));
         summary.roads = Some(rs);

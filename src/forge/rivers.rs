@@ -36,9 +36,9 @@
 // direction tables; index loops say that more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
-use super::crater::{CARVE_FACTOR, Crater};
+use super::crater::CARVE_FACTOR;
 use crate::blueprint::{
-    Biome, OCEAN_BODY_ID, River, RiverDialsMeta, RiverNetwork, RiverPoint, Salinity, Town, Water, WaterBody, WaterType,
+    Biome, OCEAN_BODY_ID, River, RiverDialsMeta, RiverNetwork, RiverPoint, Salinity, Water, WaterBody, WaterType,
     water_level,
 };
 use std::cmp::Reverse;
@@ -155,14 +155,7 @@ impl RiverDials {
 }
 
 /// What the river stage reads besides the maps.
-pub struct Inputs<'a> {
-    pub n: usize,
-    pub sea: f32,
-    pub mpr: f32,
-    pub mpp: f32,
-    pub towns: &'a [Town],
-    pub crater: Option<&'a Crater>,
-}
+pub type Inputs<'a> = super::Site<'a>;
 
 /// Figures of one run, for the progress line and the summary.
 #[derive(Debug, Clone, Default, serde::Serialize)]

@@ -17,8 +17,8 @@
 //!
 //! Deterministic: every search breaks ties by cell index and the order of the towns is fixed.
 
-use super::crater::{CARVE_FACTOR, Crater};
-use crate::blueprint::{NO_TOWN, Road, RoadNetwork, RoadTier, Town, TownTier, Water};
+use super::crater::CARVE_FACTOR;
+use crate::blueprint::{NO_TOWN, Road, RoadNetwork, RoadTier, TownTier, Water};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -34,14 +34,9 @@ const BRIDGE_FACTOR: f32 = 8.0;
 const DX: [i64; 8] = [-1, -1, -1, 0, 0, 1, 1, 1];
 const DY: [i64; 8] = [-1, 0, 1, -1, 1, -1, 0, 1];
 
-/// What the road stage reads besides the maps.
+/// What the road stage reads besides the maps: the site, and where the river bodies start.
 pub struct Inputs<'a> {
-    pub n: usize,
-    pub sea: f32,
-    pub mpr: f32,
-    pub mpp: f32,
-    pub towns: &'a [Town],
-    pub crater: Option<&'a Crater>,
+    pub site: super::Site<'a>,
     /// Body ids from this one up are rivers (the rest are the ocean and the lakes).
     pub first_river_id: u16,
 }
@@ -77,18 +72,18 @@ const CLOSED: u8 = 2;
 impl Grid {
     /// The grid of at most `cells` cells per side.
     fn new(inp: &Inputs<'_>, render: &[f32], water: &Water, cells: usize) -> Self {
-        let n = inp.n;
+        let n = inp.site.n;
         let cell = n.div_ceil(cells).max(1);
         let side = n.div_ceil(cell);
         let mut sum = vec![0f64; side * side];
         let mut count = vec![0u32; side * side];
         let mut kind = vec![LAND; side * side];
-        let core = inp.crater.map(|c| (c.x, c.y, c.radius_px * CARVE_FACTOR));
+        let core = inp.site.crater.map(|c| (c.x, c.y, c.radius_px * CARVE_FACTOR));
         for x in 0..n {
             for y in 0..n {
                 let i = x * n + y;
                 let c = (x / cell) * side + y / cell;
-                sum[c] += ((render[i] - inp.sea) * inp.mpr) as f64;
+                sum[c] += ((render[i] - inp.site.sea) * inp.site.mpr) as f64;
                 count[c] += 1;
                 let id = water.body_ids[i];
                 let in_core =
@@ -127,7 +122,7 @@ fn search(
     expanded: &mut u64,
 ) -> Option<Vec<usize>> {
     let cells = grid.side * grid.side;
-    let step_m = grid.cell as f32 * inp.mpp;
+    let step_m = grid.cell as f32 * inp.site.mpp;
     let limit = tier.grade_limit();
     let mut g = vec![f32::INFINITY; cells];
     let mut parent = vec![u32::MAX; cells];
@@ -218,15 +213,15 @@ fn turn_steps(a: usize, b: usize) -> u32 {
 
 /// Whether a pixel position lies on water a road may not touch (ocean, lake) or in the crater core.
 fn closed_at(inp: &Inputs<'_>, water: &Water, p: [f32; 2]) -> bool {
-    let n = inp.n;
+    let n = inp.site.n;
     let (x, y) = ((p[0].max(0.0) as usize).min(n - 1), (p[1].max(0.0) as usize).min(n - 1));
     let id = water.body_ids[x * n + y];
-    let core = inp.crater.is_some_and(|c| c.distance(x, y) <= c.radius_px * CARVE_FACTOR);
+    let core = inp.site.crater.is_some_and(|c| c.distance(x, y) <= c.radius_px * CARVE_FACTOR);
     core || (id != 0 && id < inp.first_river_id)
 }
 
 fn on_river(inp: &Inputs<'_>, water: &Water, p: [f32; 2]) -> bool {
-    let n = inp.n;
+    let n = inp.site.n;
     let (x, y) = ((p[0].max(0.0) as usize).min(n - 1), (p[1].max(0.0) as usize).min(n - 1));
     water.body_ids[x * n + y] >= inp.first_river_id
 }
@@ -278,7 +273,7 @@ fn polyline(
     a: [f32; 2],
     b: [f32; 2],
 ) -> (Vec<[f32; 2]>, Vec<[u32; 2]>) {
-    let n = inp.n as f32;
+    let n = inp.site.n as f32;
     let centre = |c: usize| {
         let half = grid.cell as f32 / 2.0;
         [
@@ -327,11 +322,11 @@ fn polyline(
     (points, merged)
 }
 
-/// Find the road network. Towns are `inp.towns` (the capitol first).
+/// Find the road network. Towns are `inp.site.towns` (the capitol first).
 pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(RoadNetwork, RoadStats)> {
     let t = std::time::Instant::now();
     let mut stats = RoadStats::default();
-    let towns = inp.towns;
+    let towns = inp.site.towns;
     let mut roads = Vec::new();
     if towns.len() < 2 {
         stats.millis = t.elapsed().as_secs_f64() * 1e3;
@@ -435,14 +430,14 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
     }
     stats.roads = roads.len();
     stats.highways = roads.iter().filter(|r| r.tier == RoadTier::Highway).count();
-    stats.total_length_m = roads.iter().map(|r| (r.length_px() * inp.mpp) as f64).sum();
+    stats.total_length_m = roads.iter().map(|r| (r.length_px() * inp.site.mpp) as f64).sum();
     stats.bridges = roads.iter().map(|r| r.bridges.len()).sum();
     stats.bridge_length_m = roads
         .iter()
         .flat_map(|r| r.bridges.iter().map(move |s| (r, s)))
         .map(|(r, s)| {
             let pts = &r.points[s[0] as usize..=s[1] as usize];
-            pts.windows(2).map(|w| ((w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]) * inp.mpp) as f64).sum::<f64>()
+            pts.windows(2).map(|w| ((w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]) * inp.site.mpp) as f64).sum::<f64>()
         })
         .sum();
     stats.millis = t.elapsed().as_secs_f64() * 1e3;

@@ -268,16 +268,23 @@ impl RoadCarve {
     /// The carve of column `(px, py)` inside the map (never a wet one), as worked out at load.
     #[inline]
     pub fn at(&self, px: i64, py: i64) -> Option<Carve> {
-        if self.tiles.is_empty() || px < 0 || py < 0 {
+        if self.tiles.is_empty() {
+            return None;
+        }
+        let c = CHUNK_COLUMNS as i64;
+        let tile = self.tiles[self.chunk_of(px, py)?].as_ref()?;
+        tile[((px % c) * c + py % c) as usize]
+    }
+
+    /// Index (X-outer) of the chunk holding column `(px, py)`, when it lies on the chunk grid.
+    #[inline]
+    fn chunk_of(&self, px: i64, py: i64) -> Option<usize> {
+        if px < 0 || py < 0 {
             return None;
         }
         let c = CHUNK_COLUMNS as i64;
         let (cx, cy) = ((px / c) as usize, (py / c) as usize);
-        if cx >= self.chunks_per_side || cy >= self.chunks_per_side {
-            return None;
-        }
-        let tile = self.tiles[cx * self.chunks_per_side + cy].as_ref()?;
-        tile[((px % c) * c + py % c) as usize]
+        (cx < self.chunks_per_side && cy < self.chunks_per_side).then_some(cx * self.chunks_per_side + cy)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -293,18 +300,14 @@ impl RoadCarve {
     /// where no road reaches it: the nearest road's roadbed within its half-width, the shoulder
     /// blending back to the terrain beyond.
     fn carve_column(&self, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
-        if self.roads.is_empty() || px < 0 || py < 0 {
+        if self.roads.is_empty() {
             return None;
         }
-        let chunk = CHUNK_COLUMNS as i64;
-        let (cx, cy) = ((px / chunk) as usize, (py / chunk) as usize);
-        if cx >= self.chunks_per_side || cy >= self.chunks_per_side {
-            return None;
-        }
+        let k = self.chunk_of(px, py)?;
         // Column centre in pixel coordinates.
         let (qx, qy) = (px as f32 + 0.5, py as f32 + 0.5);
         let mut best: Option<(f32, u32, u32, f32)> = None; // (distance px, road, segment, t)
-        for &(ri, si) in &self.cull[cx * self.chunks_per_side + cy] {
+        for &(ri, si) in &self.cull[k] {
             let r = &self.roads[ri as usize];
             let (a, b) = (r.points[si as usize], r.points[si as usize + 1]);
             let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
