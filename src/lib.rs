@@ -8,11 +8,22 @@
 pub mod app;
 pub mod blueprint;
 pub mod cliffs;
+pub mod compare;
 pub mod forge;
 pub mod io;
 pub mod mesh;
 pub mod raster;
+pub mod suite;
+pub mod view;
 pub mod world;
+
+/// Whether the test-only planted defect `name` is switched on (`ISLA_TEST_PLANT=name[,name…]`).
+/// The screenshot tests use it to show that a comparison fails on a real change of the renderer
+/// (`water-hue`: the water ramp's hue turned 10°; `no-shadows`: the sun casts none). It is not a
+/// user setting and is documented only in SPEC §8.
+pub fn planted(name: &str) -> bool {
+    std::env::var("ISLA_TEST_PLANT").is_ok_and(|v| v.split(',').any(|p| p.trim() == name))
+}
 
 /// The island the app opens when given no blueprint, relative to the repository root.
 pub const DEFAULT_BLUEPRINT: &str = "blueprints/default.dat";

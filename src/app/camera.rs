@@ -5,39 +5,17 @@
 use crate::world::WorldSource;
 use bevy::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CameraPreset {
-    /// High above the east-south-east, looking at the whole island, sun from the right.
-    #[default]
-    Overview,
-    /// Low over the sea, looking at the shore: shallows, beach, water sheet.
-    Coast,
-    /// Above the crater bay, looking down into it (falls back to the coast without a crater).
-    Crater,
-    /// A few metres under the sea surface, looking up at the water sheet from below.
-    Underwater,
-}
+pub use crate::view::Preset as CameraPreset;
 
 impl CameraPreset {
-    pub const ALL: [CameraPreset; 4] =
-        [CameraPreset::Overview, CameraPreset::Coast, CameraPreset::Crater, CameraPreset::Underwater];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            CameraPreset::Overview => "overview",
-            CameraPreset::Coast => "coast",
-            CameraPreset::Crater => "crater",
-            CameraPreset::Underwater => "underwater",
-        }
-    }
-
-    /// The preset with this name (`overview`, `coast`, `crater`, `underwater`).
-    pub fn from_name(s: &str) -> Option<CameraPreset> {
-        Self::ALL.into_iter().find(|p| p.name() == s)
-    }
-
-    /// Camera transform for this preset on this world.
+    /// The camera for this preset on this world.
     pub fn transform(self, src: &WorldSource) -> Transform {
+        let (from, at) = self.pose(src);
+        look(from, at)
+    }
+
+    /// Where the camera stands and the point it looks at, for this preset on this world.
+    pub fn pose(self, src: &WorldSource) -> (Vec3, Vec3) {
         let layout = src.layout;
         let extent = layout.map_size as f32 * layout.column_m;
         let centre = Vec3::new(extent * 0.5, 0.0, extent * 0.5);
@@ -45,30 +23,27 @@ impl CameraPreset {
             CameraPreset::Overview => {
                 // Pitched about 19° down with a 55° field of view: the horizon and sky fill the top
                 // of the frame, the whole island the rest.
-                let eye = centre + Vec3::new(0.62 * extent, 0.27 * extent, 0.42 * extent);
-                Transform::from_translation(eye).looking_at(centre, Vec3::Y)
+                (centre + Vec3::new(0.62 * extent, 0.27 * extent, 0.42 * extent), centre)
             }
             CameraPreset::Coast => {
-                let Some(c) = find_coast(src) else { return CameraPreset::Overview.transform(src) };
+                let Some(c) = find_coast(src) else { return CameraPreset::Overview.pose(src) };
                 let sea = sea_level_m(src);
                 let eye = Vec3::new(c.point.x, sea + 45.0, c.point.z) + c.outward * 260.0;
-                Transform::from_translation(eye)
-                    .looking_at(Vec3::new(c.point.x, sea + 10.0, c.point.z) - c.outward * 80.0, Vec3::Y)
+                (eye, Vec3::new(c.point.x, sea + 10.0, c.point.z) - c.outward * 80.0)
             }
             CameraPreset::Crater => {
                 let p = &src.blueprint.params;
                 if p.crater_radius <= 0.0 {
-                    return CameraPreset::Coast.transform(src);
+                    return CameraPreset::Coast.pose(src);
                 }
                 let r = p.crater_radius * layout.column_m;
                 let c = Vec3::new(p.crater_x * layout.column_m, sea_level_m(src), p.crater_y * layout.column_m);
                 // From the island's side of the crater, so the bay and the open sea beyond it show.
                 let inward = Vec3::new(centre.x - c.x, 0.0, centre.z - c.z).normalize_or(Vec3::X);
-                let eye = c + inward * (1.6 * r) + Vec3::Y * (1.3 * r).max(80.0);
-                Transform::from_translation(eye).looking_at(c - inward * (0.2 * r), Vec3::Y)
+                (c + inward * (1.6 * r) + Vec3::Y * (1.3 * r).max(80.0), c - inward * (0.2 * r))
             }
             CameraPreset::Underwater => {
-                let Some(c) = find_coast(src) else { return CameraPreset::Overview.transform(src) };
+                let Some(c) = find_coast(src) else { return CameraPreset::Overview.pose(src) };
                 // Out from the shore until the water is at least 12 m deep, then 4 m below the surface.
                 let top = layout.top_m();
                 let mut at = c.point;
@@ -89,8 +64,7 @@ impl CameraPreset {
                     }
                 }
                 let eye = Vec3::new(at.x, surface - 4.0, at.z);
-                let target = eye - c.outward * 60.0 + Vec3::Y * 30.0;
-                Transform::from_translation(eye).looking_at(target, Vec3::Y)
+                (eye, eye - c.outward * 60.0 + Vec3::Y * 30.0)
             }
         }
     }

@@ -177,6 +177,13 @@ impl Plugin for ChunkRenderPlugin {
             .add_systems(
                 Update,
                 upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
+            )
+            .add_systems(
+                Update,
+                follow_lod_switch
+                    .run_if(resource_exists_and_changed::<super::server::StreamSettings>)
+                    .run_if(resource_exists::<ChunkMaterials>)
+                    .in_set(super::IslaSet::Apply),
             );
     }
 }
@@ -225,6 +232,23 @@ fn create_materials(
     let to_sun = super::scene::sun_direction(sun.elevation_deg, sun.azimuth_deg);
     let water = water_materials.add(super::water::water_material(to_sun));
     commands.insert_resource(ChunkMaterials { levels, seabed, water });
+}
+
+/// The morph bands follow the level-of-detail switch (a suite's views may turn it off and on).
+fn follow_lod_switch(
+    settings: Res<super::server::StreamSettings>,
+    mats: Res<ChunkMaterials>,
+    lod: Res<Lod>,
+    mut materials: ResMut<Assets<LodMaterial>>,
+) {
+    for (l, h) in mats.levels.iter().enumerate() {
+        let morph = morph_uniform(&lod.0.ranges, l as u8, settings.lod);
+        if materials.get(h).is_some_and(|m| m.extension.morph != morph)
+            && let Some(mut m) = materials.get_mut(h)
+        {
+            m.extension.morph = morph;
+        }
+    }
 }
 
 fn to_mesh(positions: Vec<[f32; 3]>, normals: Vec<[f32; 3]>, colors: Vec<[f32; 4]>, indices: Vec<u32>) -> Mesh {

@@ -73,6 +73,39 @@ impl DebugToggles {
     }
 }
 
+impl DebugToggles {
+    /// The toggles a view's switches ask for (the panel and the map closed).
+    pub fn of_view(s: &crate::view::Switches) -> Self {
+        Self {
+            shadows: s.shadows,
+            sky: s.sky,
+            water: s.water,
+            fog: s.fog,
+            wireframe: s.wireframe,
+            chunk_borders: s.chunk_borders,
+            shading: s.shading,
+            seam_highlight: s.seam_highlight,
+            lod_colours: s.lod_colours,
+            ..Default::default()
+        }
+    }
+
+    /// The view switches of these toggles (what a view string keeps).
+    pub fn switches(&self) -> crate::view::Switches {
+        crate::view::Switches {
+            shadows: self.shadows,
+            sky: self.sky,
+            water: self.water,
+            fog: self.fog,
+            wireframe: self.wireframe,
+            chunk_borders: self.chunk_borders,
+            seam_highlight: self.seam_highlight,
+            lod_colours: self.lod_colours,
+            shading: self.shading,
+        }
+    }
+}
+
 impl Default for DebugToggles {
     fn default() -> Self {
         Self {
@@ -176,10 +209,12 @@ fn show_water(
     }
 }
 
-fn draw_chunk_borders(mut gizmos: Gizmos, nodes: Query<(&LodNode, &ViewVisibility)>, world: Res<IslandWorld>) {
+/// A box around every displayed node. (Displayed, not "visible last frame": a headless render
+/// draws one frame after frames with the camera off, and lines off screen are clipped anyway.)
+fn draw_chunk_borders(mut gizmos: Gizmos, nodes: Query<(&LodNode, &Visibility)>, world: Res<IslandWorld>) {
     let chunk = world.source.layout.chunk_size_m();
     for (c, v) in &nodes {
-        if !v.get() {
+        if *v == Visibility::Hidden {
             continue;
         }
         let size = chunk * c.id.span_chunks() as f32;

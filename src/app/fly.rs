@@ -12,12 +12,16 @@ pub struct FlyOptions {
     pub exit_after_frames: Option<u32>,
     /// Save a screenshot of the window this many frames before exiting (needs `exit_after_frames`).
     pub screenshot: Option<std::path::PathBuf>,
-    /// Start with these overlays (for example the panel open).
+    /// Where the flight starts: the camera, the sun, the switches and the level of detail.
+    pub view: crate::view::View,
+    /// Start with these overlays (the view's switches, and for example the panel open).
     pub toggles: super::debug::DebugToggles,
     pub view_distance_m: f32,
-    /// Level of detail (off: every chunk within the view distance at full detail).
-    pub lod: bool,
 }
+
+/// The view the flight starts from.
+#[derive(Resource, Debug, Clone, Copy)]
+struct StartView(crate::view::View);
 
 #[derive(Resource)]
 struct ExitAfter(Option<u32>, Option<std::path::PathBuf>);
@@ -34,8 +38,10 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
         }))
         .insert_resource(world)
         .insert_resource(opts.toggles)
+        .insert_resource(super::scene::SunSettings::from(opts.view.sun))
+        .insert_resource(StartView(opts.view))
         .insert_resource(super::server::StreamSettings {
-            lod: opts.lod,
+            lod: opts.view.lod,
             view_distance_m: opts.view_distance_m,
             ..default()
         })
@@ -70,8 +76,13 @@ impl Plugin for FlightPlugin {
     }
 }
 
-fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>) {
-    commands.spawn((camera_bundle(&world, CameraPreset::Overview), super::input::free_camera(), super::server::Viewer));
+fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>, start: Res<StartView>) {
+    let v = start.0;
+    let transform = super::camera::look(Vec3::from_array(v.from), Vec3::from_array(v.at));
+    commands
+        .spawn((camera_bundle(&world, CameraPreset::Overview), super::input::free_camera(), super::server::Viewer))
+        .insert(transform);
+    info!("fly: starting at view: {}", v);
 }
 
 /// The loading indicator: the window title shows the first view's progress until it is built.

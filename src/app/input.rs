@@ -43,6 +43,8 @@ pub enum Action {
     SeamHighlight,
     LodColours,
     Map,
+    // Views.
+    PrintView,
 }
 
 /// One binding: the key, how the panel and README name it, and what it does in words.
@@ -91,6 +93,7 @@ pub const KEY_TABLE: &[Binding] = &[
     b(KeyCode::F9, "F9", Action::SeamHighlight, "seam columns highlighted"),
     b(KeyCode::F10, "F10", Action::LodColours, "level of detail coloured"),
     b(KeyCode::KeyM, "M", Action::Map, "map"),
+    b(KeyCode::KeyV, "V", Action::PrintView, "print the current view string (stdout and the log)"),
 ];
 
 /// The key bound to `action` (every action has exactly one).
@@ -186,8 +189,64 @@ pub struct InputPlugin;
 
 impl Plugin for InputPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, (toggle_keys, preset_keys, sun_keys).in_set(super::IslaSet::Input));
+        app.add_message::<ViewRequested>()
+            .add_systems(Update, (toggle_keys, preset_keys, sun_keys, view_key).in_set(super::IslaSet::Input))
+            .add_systems(Update, print_view.run_if(on_message::<ViewRequested>).in_set(super::IslaSet::Apply));
     }
+}
+
+/// Someone asked for the current view string (the V key, the panel's button).
+#[derive(Message, Debug, Clone, Copy)]
+pub struct ViewRequested;
+
+fn view_key(
+    keys: Res<ButtonInput<KeyCode>>,
+    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    mut out: MessageWriter<ViewRequested>,
+) {
+    if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
+        return;
+    }
+    if keys.just_pressed(key_of(Action::PrintView)) {
+        out.write(ViewRequested);
+    }
+}
+
+/// Metres ahead of the camera the printed view's target lies.
+const VIEW_TARGET_M: f32 = 100.0;
+
+/// The view the camera shows now: its position, a point ahead of it, the sun, the switches and
+/// the level of detail.
+pub fn current_view(
+    cam: &Transform,
+    sun: &crate::app::scene::SunSettings,
+    toggles: &crate::app::debug::DebugToggles,
+    lod: bool,
+) -> crate::view::View {
+    let from = cam.translation;
+    let at = from + cam.forward() * VIEW_TARGET_M;
+    crate::view::View {
+        from: from.to_array(),
+        at: at.to_array(),
+        sun: (*sun).into(),
+        switches: toggles.switches(),
+        lod,
+    }
+}
+
+/// Print the current view string on stdout and in the log, once per request.
+fn print_view(
+    mut requests: MessageReader<ViewRequested>,
+    cams: Query<&Transform, With<crate::app::server::Viewer>>,
+    sun: Res<crate::app::scene::SunSettings>,
+    toggles: Res<crate::app::debug::DebugToggles>,
+    settings: Res<crate::app::server::StreamSettings>,
+) {
+    requests.clear();
+    let Some(cam) = cams.iter().next() else { return };
+    let view = current_view(cam, &sun, &toggles, settings.lod);
+    println!("view: {view}");
+    info!("view: {view}");
 }
 
 /// Overlay keys flip their toggle, unless a panel has the keyboard.

@@ -45,6 +45,7 @@ fn panel_ui(
     diagnostics: Res<DiagnosticsStore>,
     world: Res<IslandWorld>,
     mut cams: Query<(&mut Transform, &mut FreeCameraState), With<Camera3d>>,
+    mut view_requests: MessageWriter<super::input::ViewRequested>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
@@ -78,6 +79,9 @@ fn panel_ui(
                 }
             }
         });
+        if ui.button("Print the view string (V)").clicked() {
+            view_requests.write(super::input::ViewRequested);
+        }
         ui.separator();
         ui.heading("Stats");
         let frame_ms =

@@ -4,10 +4,8 @@ use super::IslandWorld;
 use bevy::light::{CascadeShadowConfigBuilder, DirectionalLightShadowMap, light_consts::lux};
 use bevy::prelude::*;
 
-/// Sun elevation above the horizon (SPEC §5: about 38°).
-pub const SUN_ELEVATION_DEG: f32 = 38.0;
-/// Sun azimuth, clockwise from north (SPEC §5: about 45°, the north-east).
-pub const SUN_AZIMUTH_DEG: f32 = 45.0;
+/// The default sun (SPEC §5: about 38° high, from the north-east at 45°), one home: the view.
+pub use crate::view::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
 /// Shadows reach at least this far from the camera (SPEC §5).
 pub const SHADOW_DISTANCE_M: f32 = 2500.0;
 /// The reach grows with the camera's height (a high camera sees more ground): this much per metre
@@ -80,6 +78,18 @@ pub struct SunSettings {
     pub azimuth_deg: f32,
 }
 
+impl From<crate::view::Sun> for SunSettings {
+    fn from(s: crate::view::Sun) -> Self {
+        Self { elevation_deg: s.elevation_deg, azimuth_deg: s.azimuth_deg }
+    }
+}
+
+impl From<SunSettings> for crate::view::Sun {
+    fn from(s: SunSettings) -> Self {
+        Self { elevation_deg: s.elevation_deg, azimuth_deg: s.azimuth_deg }
+    }
+}
+
 impl Default for SunSettings {
     fn default() -> Self {
         Self { elevation_deg: SUN_ELEVATION_DEG, azimuth_deg: SUN_AZIMUTH_DEG }
@@ -120,11 +130,33 @@ fn aim_sun(settings: Res<SunSettings>, mut lights: Query<&mut Transform, With<Su
     }
 }
 
+/// Whether the sun casts shadows under these toggles. (The test-only planted defect
+/// `ISLA_TEST_PLANT=no-shadows` drops them, so the suite's tests can show a comparison failing on
+/// the renderer itself.)
+fn shadows_on(toggles: &super::debug::DebugToggles) -> bool {
+    toggles.shadows && !crate::planted("no-shadows")
+}
+
 /// The shadows toggle (F5, `--no-shadows`).
 fn switch_shadows(toggles: Res<super::debug::DebugToggles>, mut lights: Query<&mut DirectionalLight, With<Sun>>) {
+    let on = shadows_on(&toggles);
     for mut l in &mut lights {
-        if l.shadow_maps_enabled != toggles.shadows {
-            l.shadow_maps_enabled = toggles.shadows;
+        if l.shadow_maps_enabled != on {
+            l.shadow_maps_enabled = on;
+        }
+    }
+}
+
+/// Put the sun's cascades back to the reach they are spawned with, so the next frame sizes them
+/// for the camera exactly as a fresh app would: a render's shadows then depend on its own camera,
+/// never on the view rendered before it (`isla suite` renders many views in one app).
+pub fn reset_shadow_reach(world: &mut World) {
+    let reach = shadow_reach_m(0.0);
+    let mut q = world.query_filtered::<(&mut bevy::light::CascadeShadowConfig, &mut ShadowReach), With<Sun>>();
+    for (mut cfg, mut r) in q.iter_mut(world) {
+        if r.0 != reach {
+            *cfg = cascades(reach);
+            r.0 = reach;
         }
     }
 }
@@ -137,7 +169,7 @@ fn spawn_sun(mut commands: Commands, settings: Res<SunSettings>, toggles: Res<su
         DirectionalLight {
             color: Color::srgb(super::sky::SUN_RGB[0], super::sky::SUN_RGB[1], super::sky::SUN_RGB[2]),
             illuminance: lux::AMBIENT_DAYLIGHT,
-            shadow_maps_enabled: toggles.shadows,
+            shadow_maps_enabled: shadows_on(&toggles),
             // Kilometre-scale terrain with metre-scale texels: a little more depth bias than the
             // default keeps self-shadowing free of acne without visible peter-panning.
             shadow_depth_bias: 0.3,

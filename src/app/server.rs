@@ -173,6 +173,28 @@ impl Default for Builder {
 pub struct Selection {
     pub target: Vec<NodeId>,
     pub displayed: HashSet<NodeId>,
+    /// The viewer's position the target was selected for.
+    pub viewer: Option<[f32; 3]>,
+}
+
+/// Whether the screen shows exactly what the viewer at `at` asks for: the selection was made for
+/// that position, every node of it is built and displayed, and no build or stale node is left.
+/// A headless render waits for this before it draws.
+pub fn settled(world: &World, at: [f32; 3]) -> bool {
+    let (Some(sel), Some(b), Some(stale), Some(loading)) = (
+        world.get_resource::<Selection>(),
+        world.get_resource::<Builder>(),
+        world.get_resource::<StaleNodes>(),
+        world.get_resource::<Loading>(),
+    ) else {
+        return false;
+    };
+    loading.finished
+        && sel.viewer == Some(at)
+        && sel.target.iter().all(|id| sel.displayed.contains(id))
+        && sel.displayed.len() == sel.target.len()
+        && b.in_flight.is_empty()
+        && stale.0.is_empty()
 }
 
 thread_local! {
@@ -296,6 +318,7 @@ fn select_nodes(
     index: Res<NodeIndex>,
 ) {
     let Some(p) = viewer_position(&viewers) else { return };
+    selection.viewer = Some(p);
     selection.target =
         if settings.lod { lod.0.select(p) } else { lod.0.select_full_detail(p, settings.view_distance_m) };
     if loading.started.is_none() {

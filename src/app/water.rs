@@ -61,8 +61,13 @@ pub const FOAM_FADE_M: f32 = 900.0;
 impl WaterShading {
     pub fn new(per_pixel: bool) -> Self {
         use crate::mesh::water::{DEEP_ALPHA, DEEP_RGB, RAMP_DEPTH_M, SHALLOW_ALPHA, SHALLOW_RGB};
-        let [r, g, b] = SHALLOW_RGB;
-        let [dr, dg, db] = DEEP_RGB;
+        let (mut shallow, mut deep) = (SHALLOW_RGB, DEEP_RGB);
+        // The test-only planted defect (see `crate::planted`): the ramp's hue turned 10°.
+        if crate::planted("water-hue") {
+            (shallow, deep) = (hue_rotated(shallow, 10.0), hue_rotated(deep, 10.0));
+        }
+        let [r, g, b] = shallow;
+        let [dr, dg, db] = deep;
         Self {
             shallow: Vec4::new(r, g, b, SHALLOW_ALPHA),
             deep: Vec4::new(dr, dg, db, DEEP_ALPHA),
@@ -70,6 +75,15 @@ impl WaterShading {
             lengths: Vec4::new(THIN_M, FOAM_START_M, FOAM_FULL_M, FOAM_FADE_M),
         }
     }
+}
+
+/// `rgb` with its hue turned by `deg` about the grey axis (Rodrigues' rotation).
+fn hue_rotated(rgb: [f32; 3], deg: f32) -> [f32; 3] {
+    let (c, s) = (deg.to_radians().cos(), deg.to_radians().sin());
+    let k = (1.0 - c) / 3.0;
+    let r3 = (1.0f32 / 3.0).sqrt() * s;
+    let m = [[c + k, k - r3, k + r3], [k + r3, c + k, k - r3], [k - r3, k + r3, c + k]];
+    [0, 1, 2].map(|i| (m[i][0] * rgb[0] + m[i][1] * rgb[1] + m[i][2] * rgb[2]).clamp(0.0, 1.0))
 }
 
 impl MaterialExtension for WaterExt {

@@ -29,6 +29,9 @@ pub enum Command {
     Chunk(ChunkArgs),
     /// Fly a scripted path headless and report frame times, triangles and memory (a benchmark).
     Flight(FlightArgs),
+    /// Render every view of a suite file in one process, compare each with its reference, and
+    /// write a report (NAME.png, NAME.diff.png, report.html, report.json).
+    Suite(SuiteArgs),
 }
 
 /// A feature on or off (`--lod off` draws every chunk in the view distance at full detail;
@@ -44,6 +47,41 @@ impl Switch {
     pub fn enabled(self) -> bool {
         self == Switch::On
     }
+}
+
+/// How the world streams, for every command that renders: declared once, flattened into each.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct StreamArgs {
+    /// Level of detail (default on; `off`: full detail within the view distance).
+    #[arg(long, value_enum)]
+    pub lod: Option<Switch>,
+    /// With --lod off: chunks within this distance (m) of the camera are drawn.
+    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
+    pub view_distance: f32,
+}
+
+impl Default for StreamArgs {
+    fn default() -> Self {
+        Self { lod: None, view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M }
+    }
+}
+
+/// Where the camera starts: a preset, an explicit pose, or a whole view string.
+#[derive(Args, Clone, Debug, Default)]
+pub struct CameraArgs {
+    /// Camera preset: overview (the default), coast, crater, underwater.
+    #[arg(long, value_parser = preset, conflicts_with_all = ["look_from", "view"])]
+    pub preset: Option<CameraPreset>,
+    /// Camera position in metres `X,Y,Z` (needs --look-at).
+    #[arg(long, value_parser = xyz, requires = "look_at", conflicts_with = "view")]
+    pub look_from: Option<[f32; 3]>,
+    /// Point the camera looks at, metres `X,Y,Z`. Looking straight down, east is up in the frame.
+    #[arg(long, value_parser = xyz, requires = "look_from", conflicts_with = "view")]
+    pub look_at: Option<[f32; 3]>,
+    /// A whole view (`isla:v1;from=X,Y,Z;at=X,Y,Z;sun=EL,AZ;off=…`, SPEC §8): camera, sun,
+    /// switches and level of detail. The sun, switch and --lod flags refine it.
+    #[arg(long, value_parser = view_string)]
+    pub view: Option<isla::view::View>,
 }
 
 #[derive(Args)]
@@ -62,15 +100,12 @@ pub struct FlyArgs {
     /// Start with the map window open.
     #[arg(long)]
     pub map: bool,
-    /// Start with every level of detail tinted in its own colour.
-    #[arg(long)]
-    pub lod_colours: bool,
-    /// Level of detail (`off`: full detail within the view distance).
-    #[arg(long, value_enum, default_value_t = Switch::On)]
-    pub lod: Switch,
-    /// With --lod off: chunks within this distance (m) of the camera are kept resident.
-    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
-    pub view_distance: f32,
+    #[command(flatten)]
+    pub camera: CameraArgs,
+    #[command(flatten)]
+    pub view: ViewArgs,
+    #[command(flatten)]
+    pub stream: StreamArgs,
 }
 
 impl Default for FlyArgs {
@@ -82,9 +117,9 @@ impl Default for FlyArgs {
             screenshot: None,
             panel: false,
             map: false,
-            lod_colours: false,
-            lod: Switch::On,
-            view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M,
+            camera: CameraArgs::default(),
+            view: ViewArgs::default(),
+            stream: StreamArgs::default(),
         }
     }
 }
@@ -121,8 +156,9 @@ pub struct InfoArgs {
     pub json: bool,
 }
 
-/// The view switches `shot` and `flight` share with the flight's debug panel.
-#[derive(Args, Clone)]
+/// The view switches and the sun, shared by `shot` and `fly` (and the flight's debug panel).
+/// Each refines the camera's view (a view string, or the defaults).
+#[derive(Args, Clone, Debug, Default)]
 pub struct ViewArgs {
     /// Turn the sun's shadows off.
     #[arg(long)]
@@ -142,27 +178,21 @@ pub struct ViewArgs {
     /// Draw chunk borders.
     #[arg(long)]
     pub chunk_borders: bool,
-    /// Terrain shading: the palette, or a debug view (palette, normals, materials).
-    #[arg(long, value_parser = shading, default_value = "palette")]
-    pub shading: Shading,
+    /// Terrain shading: the palette (the default), or a debug view (normals, materials).
+    #[arg(long, value_parser = shading)]
+    pub shading: Option<Shading>,
     /// Colour the water over shoreline-seam columns.
     #[arg(long)]
     pub seam_highlight: bool,
     /// Tint every level of detail in its own colour.
     #[arg(long)]
     pub lod_colours: bool,
-    /// Level of detail (`off`: full detail within the view distance).
-    #[arg(long, value_enum, default_value_t = Switch::On)]
-    pub lod: Switch,
-    /// Sun elevation above the horizon, degrees (0..=90).
-    #[arg(long, value_parser = sun_elevation, default_value_t = isla::app::scene::SUN_ELEVATION_DEG)]
-    pub sun_elevation: f32,
-    /// Sun azimuth, degrees clockwise from north.
-    #[arg(long, value_parser = finite, default_value_t = isla::app::scene::SUN_AZIMUTH_DEG)]
-    pub sun_azimuth: f32,
-    /// With --lod off: chunks within this distance (m) of the camera are built before the frame.
-    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
-    pub view_distance: f32,
+    /// Sun elevation above the horizon, degrees (0..=90; default 38).
+    #[arg(long, value_parser = sun_elevation)]
+    pub sun_elevation: Option<f32>,
+    /// Sun azimuth, degrees clockwise from north (default 45).
+    #[arg(long, value_parser = finite)]
+    pub sun_azimuth: Option<f32>,
 }
 
 #[derive(Args)]
@@ -174,17 +204,27 @@ pub struct ShotArgs {
     pub width: u32,
     #[arg(long, default_value_t = 270, value_parser = shot_side)]
     pub height: u32,
-    /// Camera preset: overview, coast, crater, underwater.
-    #[arg(long, value_parser = preset, default_value = "overview")]
-    pub preset: CameraPreset,
-    /// Camera position in metres `X,Y,Z` (overrides --preset; needs --look-at).
-    #[arg(long, value_parser = xyz, requires = "look_at")]
-    pub look_from: Option<[f32; 3]>,
-    /// Point the camera looks at, metres `X,Y,Z`. Looking straight down, east is up in the frame.
-    #[arg(long, value_parser = xyz, requires = "look_from")]
-    pub look_at: Option<[f32; 3]>,
+    #[command(flatten)]
+    pub camera: CameraArgs,
     #[command(flatten)]
     pub view: ViewArgs,
+    #[command(flatten)]
+    pub stream: StreamArgs,
+}
+
+#[derive(Args)]
+pub struct SuiteArgs {
+    /// The suite file (TOML; SPEC §8 "Suites").
+    pub suite: PathBuf,
+    /// Folder for the outputs (default: `suite-out` beside the suite file).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write the references of the views rendered (atomically) and say which changed.
+    #[arg(long)]
+    pub bless: bool,
+    /// Render only the view called NAME (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
 }
 
 #[derive(Args)]
@@ -226,16 +266,12 @@ pub struct FlightArgs {
     /// Frames to render along the path.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub frames: u32,
-    /// Level of detail (`off`: full detail within the view distance).
-    #[arg(long, value_enum, default_value_t = Switch::On)]
-    pub lod: Switch,
     #[arg(long, default_value_t = 1280, value_parser = shot_side)]
     pub width: u32,
     #[arg(long, default_value_t = 720, value_parser = shot_side)]
     pub height: u32,
-    /// With --lod off: chunks within this distance (m) of the camera are kept resident.
-    #[arg(long, value_parser = positive_metres, default_value_t = isla::app::server::DEFAULT_VIEW_DISTANCE_M)]
-    pub view_distance: f32,
+    #[command(flatten)]
+    pub stream: StreamArgs,
     /// Also measure each render pass's GPU time (timestamp queries) and print one line per pass.
     #[arg(long)]
     pub passes: bool,
@@ -286,6 +322,10 @@ fn xyz(s: &str) -> Result<[f32; 3], String> {
         [x, y, z] => Ok([*x, *y, *z]),
         _ => Err("expected X,Y,Z in metres".into()),
     }
+}
+
+fn view_string(s: &str) -> Result<isla::view::View, String> {
+    s.parse().map_err(|e: isla::view::ViewError| e.to_string())
 }
 
 fn xy(s: &str) -> Result<(u32, u32), String> {

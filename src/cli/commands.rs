@@ -1,7 +1,9 @@
 //! One function per command. Each takes its parsed arguments (already range-checked by
 //! [`super::args`]) and calls the library; the printing of `info` and `chunk` lives here too.
 
-use super::args::{ChunkArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, ShotArgs, ViewArgs};
+use super::args::{
+    CameraArgs, ChunkArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, ShotArgs, StreamArgs, SuiteArgs, ViewArgs,
+};
 use super::{BadInput, Failure, bad};
 use anyhow::Context;
 use isla::app::IslandWorld;
@@ -32,15 +34,64 @@ fn world_of(bp: Blueprint, path: &Path) -> IslandWorld {
 pub fn fly(a: FlyArgs) -> Outcome {
     let path = a.blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
     let (bp, path) = load(&path)?;
+    let world = world_of(bp, &path);
+    let view = view_of(&world, &a.camera, &a.view, &a.stream)?;
+    let toggles = DebugToggles { panel: a.panel, map: a.map, ..DebugToggles::of_view(&view.switches) };
     let opts = isla::app::fly::FlyOptions {
         exit_after_frames: a.frames,
         screenshot: a.screenshot,
-        toggles: DebugToggles { panel: a.panel, map: a.map, lod_colours: a.lod_colours, ..Default::default() },
-        view_distance_m: a.view_distance,
-        lod: a.lod.enabled(),
+        view,
+        toggles,
+        view_distance_m: a.stream.view_distance,
     };
-    let exit = isla::app::fly::run(world_of(bp, &path), opts);
+    let exit = isla::app::fly::run(world, opts);
     Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The whole view the camera, view and stream flags ask for on `world`: the view string (or the
+/// preset's or explicit pose with the defaults), refined by every flag given.
+fn view_of(
+    world: &IslandWorld,
+    cam: &CameraArgs,
+    v: &ViewArgs,
+    stream: &StreamArgs,
+) -> Result<isla::view::View, BadInput> {
+    use isla::view::{Sun, Switches, View};
+    let mut view = match (cam.view, cam.look_from.zip(cam.look_at)) {
+        (Some(view), _) => view,
+        (None, Some((from, at))) => {
+            isla::view::check_pose(from, at).map_err(|e| bad(format!("--look-from/--look-at: {e}")))?;
+            View { from, at, sun: Sun::default(), switches: Switches::default(), lod: true }
+        }
+        (None, None) => {
+            let (from, at) = cam.preset.unwrap_or_default().pose(&world.source);
+            View {
+                from: from.to_array(),
+                at: at.to_array(),
+                sun: Sun::default(),
+                switches: Switches::default(),
+                lod: true,
+            }
+        }
+    };
+    let s = &mut view.switches;
+    s.shadows &= !v.no_shadows;
+    s.sky &= !v.no_sky;
+    s.water &= !v.no_water;
+    s.fog &= !v.no_fog;
+    s.wireframe |= v.wireframe;
+    s.chunk_borders |= v.chunk_borders;
+    s.seam_highlight |= v.seam_highlight;
+    s.lod_colours |= v.lod_colours;
+    if let Some(shading) = v.shading {
+        s.shading = shading;
+    }
+    view.sun.elevation_deg = v.sun_elevation.unwrap_or(view.sun.elevation_deg);
+    view.sun.azimuth_deg = v.sun_azimuth.unwrap_or(view.sun.azimuth_deg);
+    if let Some(lod) = stream.lod {
+        view.lod = lod.enabled();
+    }
+    Ok(view)
 }
 
 pub fn forge(a: ForgeArgs) -> Outcome {
@@ -82,48 +133,86 @@ pub fn info(a: InfoArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The overlay toggles a set of view flags asks for.
-fn toggles_of(v: &ViewArgs) -> DebugToggles {
-    DebugToggles {
-        shadows: !v.no_shadows,
-        sky: !v.no_sky,
-        water: !v.no_water,
-        fog: !v.no_fog,
-        wireframe: v.wireframe,
-        chunk_borders: v.chunk_borders,
-        shading: v.shading,
-        seam_highlight: v.seam_highlight,
-        lod_colours: v.lod_colours,
-        ..Default::default()
-    }
-}
-
 pub fn shot(a: ShotArgs) -> Outcome {
     let (bp, path) = load(&a.blueprint)?;
-    let v = &a.view;
-    let opts = isla::app::shot::ShotOptions {
-        width: a.width,
-        height: a.height,
-        preset: a.preset,
-        camera: a.look_from.zip(a.look_at).map(|(f, at)| isla::app::camera::look(f.into(), at.into())),
-        toggles: toggles_of(v),
-        sun: isla::app::scene::SunSettings { elevation_deg: v.sun_elevation, azimuth_deg: v.sun_azimuth },
-        view_distance_m: v.view_distance,
-        lod: v.lod.enabled(),
-        ..Default::default()
+    let world = world_of(bp, &path);
+    let view = view_of(&world, &a.camera, &a.view, &a.stream)?;
+    let what = match (a.camera.view.is_some(), a.camera.look_from.is_some()) {
+        (true, _) => "view string".to_string(),
+        (_, true) => "explicit camera".to_string(),
+        _ => a.camera.preset.unwrap_or_default().name().to_string(),
     };
     let t = std::time::Instant::now();
-    let img = isla::app::shot::render(world_of(bp, &path), &opts)?;
+    let mut renderer = isla::app::shot::Renderer::new(world, a.stream.view_distance);
+    let img = renderer.render(&view, a.width, a.height)?;
     isla::app::shot::save_png(&img, &a.out)?;
     eprintln!(
-        "shot: wrote {} ({}×{}, {}) in {:.1} s",
+        "shot: wrote {} ({}×{}, {what}) in {:.1} s",
         a.out.display(),
         a.width,
         a.height,
-        a.preset.name(),
         t.elapsed().as_secs_f64()
     );
+    println!("view: {view}");
     Ok(ExitCode::SUCCESS)
+}
+
+pub fn suite(a: SuiteArgs) -> Outcome {
+    use isla::suite::{Pose, RunOptions, Suite, SuiteView};
+    let started = std::time::Instant::now();
+    let mut suite = Suite::load(&a.suite).map_err(|e| bad(e.to_string()))?;
+    suite.select(&a.only).map_err(|e| bad(e.to_string()))?;
+    let (bp, path) =
+        load(&suite.blueprint).map_err(|BadInput(e)| bad(format!("{}: blueprint: {e:#}", a.suite.display())))?;
+    let out = a.out.clone().unwrap_or_else(|| suite.default_out());
+    if suite.out_is_references(&out) {
+        return Err(bad(format!(
+            "--out {}: that is the suite's references folder; a render there would replace its reference",
+            out.display()
+        ))
+        .into());
+    }
+    eprintln!("suite: {} views of {} from {}", suite.views.len(), path.display(), a.suite.display());
+    let world = world_of(bp, &path);
+    let view_distance = suite.view_distance_m.unwrap_or(isla::app::server::DEFAULT_VIEW_DISTANCE_M);
+    struct AppRenderer(isla::app::shot::Renderer);
+    impl isla::suite::Renderer for AppRenderer {
+        fn render(&mut self, v: &SuiteView) -> anyhow::Result<(image::RgbImage, isla::view::View)> {
+            let view = match v.pose {
+                Pose::Preset(p) => self.0.preset_view(p, v.sun, v.switches, v.lod),
+                Pose::Look { from, at } => isla::view::View { from, at, sun: v.sun, switches: v.switches, lod: v.lod },
+            };
+            let img = self.0.render(&view, v.width, v.height)?;
+            Ok((image::DynamicImage::ImageRgba8(img).to_rgb8(), view))
+        }
+    }
+    let mut renderer = AppRenderer(isla::app::shot::Renderer::new(world, view_distance));
+    let opts = RunOptions { out, bless: a.bless };
+    let report = isla::suite::run(&suite, &mut renderer, &opts, started, &mut |line| eprintln!("{line}"))?;
+    if a.bless {
+        let changed: Vec<String> = report
+            .views
+            .iter()
+            .filter(|v| v.blessed == Some(true))
+            .map(|v| format!("{} (was {})", v.name, v.was.map_or("?", |w| w.name())))
+            .collect();
+        let unchanged = report.views.iter().filter(|v| v.blessed == Some(false)).count();
+        if changed.is_empty() {
+            eprintln!("suite: blessed nothing: {unchanged} references already match");
+        } else {
+            eprintln!("suite: blessed {}: {}; {unchanged} unchanged", changed.len(), changed.join(", "));
+        }
+    }
+    eprintln!(
+        "suite: {} passed, {} failed ({} without a reference, {} errors) in {:.1} s; report {}",
+        report.passed,
+        report.failed,
+        report.new,
+        report.errors,
+        report.seconds,
+        opts.out.join("report.html").display()
+    );
+    Ok(ExitCode::from(report.exit_code()))
 }
 
 pub fn map(a: MapArgs) -> Outcome {
@@ -194,8 +283,8 @@ pub fn flight(a: FlightArgs) -> Outcome {
         frames: a.frames,
         width: a.width,
         height: a.height,
-        lod: a.lod.enabled(),
-        view_distance_m: a.view_distance,
+        lod: a.stream.lod.is_none_or(|l| l.enabled()),
+        view_distance_m: a.stream.view_distance,
         passes: a.passes,
     };
     let report = isla::app::flight::run(world_of(bp, &path), &opts)?;

@@ -42,6 +42,7 @@ pub fn dispatch(cmd: Command) -> Result<ExitCode, Failure> {
         Command::Map(a) => commands::map(a),
         Command::Chunk(a) => commands::chunk(a),
         Command::Flight(a) => commands::flight(a),
+        Command::Suite(a) => commands::suite(a),
     }
 }
 

@@ -1,0 +1,169 @@
+//! Comparing a rendered frame with its reference (SPEC §8 "The metric"): structure and colour,
+//! both of which must hold.
+//!
+//! - **Structure:** image-compare's hybrid similarity (MSSIM on luma, RMS on chroma; 1.0 =
+//!   identical) must be at least [`Tolerance::min_similarity`].
+//! - **Colour:** both images are converted to CIELAB (D65) and a pixel has *changed* when its CIE76
+//!   ΔE to the reference exceeds [`Tolerance::delta_e`] (a difference anyone sees side by side); at
+//!   most [`Tolerance::max_changed`] of the pixels may change. The structural metric barely sees a
+//!   change of hue; this one does.
+//! - **Overall colour:** the mean ΔE over the frame must be at most
+//!   [`Tolerance::max_mean_delta_e`]. A small shift over a large area (the whole sea turned a few
+//!   degrees of hue) stays under the per-pixel threshold everywhere, but raises the mean.
+//!
+//! [`heat_map`] draws the ΔE of every pixel: black where nothing changed, through red and yellow
+//! to white at ΔE 2 × the threshold, so a reviewer sees where and how much. Bevy-free.
+
+use image::{Rgb, RgbImage};
+
+/// The thresholds of one comparison. The defaults pass two renders on the same machine (they are
+/// byte-identical there) and refuse a 10° turn of the water's hue or a frame without shadows
+/// (`tests/screenshots/README.md` has the figures).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Tolerance {
+    /// Least hybrid similarity (0..=1).
+    pub min_similarity: f64,
+    /// ΔE (CIE76) above which a pixel counts as changed.
+    pub delta_e: f64,
+    /// Largest share of changed pixels (0..=1).
+    pub max_changed: f64,
+    /// Largest mean ΔE over the frame.
+    pub max_mean_delta_e: f64,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Self { min_similarity: 0.97, delta_e: 10.0, max_changed: 0.02, max_mean_delta_e: 1.0 }
+    }
+}
+
+impl Tolerance {
+    /// Each threshold in its range; `Err` names the key.
+    pub fn check(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.min_similarity) {
+            return Err(format!("min_similarity must be 0..=1, got {}", self.min_similarity));
+        }
+        if !(self.delta_e.is_finite() && self.delta_e >= 0.0) {
+            return Err(format!("delta_e must be a non-negative number, got {}", self.delta_e));
+        }
+        if !(0.0..=1.0).contains(&self.max_changed) {
+            return Err(format!("max_changed must be 0..=1, got {}", self.max_changed));
+        }
+        if !(self.max_mean_delta_e.is_finite() && self.max_mean_delta_e >= 0.0) {
+            return Err(format!("max_mean_delta_e must be a non-negative number, got {}", self.max_mean_delta_e));
+        }
+        Ok(())
+    }
+}
+
+/// What a comparison measured.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Metrics {
+    /// Hybrid similarity, 1.0 = identical.
+    pub similarity: f64,
+    /// Share of the pixels whose ΔE exceeds the tolerance's `delta_e` (0..=1).
+    pub changed: f64,
+    pub mean_delta_e: f64,
+    pub max_delta_e: f64,
+}
+
+impl Metrics {
+    /// Why these figures fail `tol`, or `None` when they pass.
+    pub fn failure(&self, tol: &Tolerance) -> Option<String> {
+        let mut why = Vec::new();
+        if self.similarity < tol.min_similarity {
+            why.push(format!("similarity {:.4} < {}", self.similarity, tol.min_similarity));
+        }
+        if self.changed > tol.max_changed {
+            why.push(format!(
+                "{:.2} % of the pixels changed colour (ΔE > {}; at most {} %)",
+                self.changed * 100.0,
+                tol.delta_e,
+                tol.max_changed * 100.0
+            ));
+        }
+        if self.mean_delta_e > tol.max_mean_delta_e {
+            why.push(format!("mean ΔE {:.2} > {}", self.mean_delta_e, tol.max_mean_delta_e));
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// The figures in one short phrase, for progress lines.
+    pub fn summary(&self) -> String {
+        format!(
+            "similarity {:.4}, changed {:.2} %, mean ΔE {:.2}, max ΔE {:.1}",
+            self.similarity,
+            self.changed * 100.0,
+            self.mean_delta_e,
+            self.max_delta_e
+        )
+    }
+}
+
+/// sRGB (8 bit) → CIELAB under D65.
+pub fn lab(p: &Rgb<u8>) -> [f64; 3] {
+    let lin = |c: u8| {
+        let c = c as f64 / 255.0;
+        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    let (r, g, b) = (lin(p[0]), lin(p[1]), lin(p[2]));
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f64| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 };
+    let (fx, fy, fz) = (f(x), f(y), f(z));
+    [116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)]
+}
+
+/// CIE76 ΔE of every pixel pair, row-major.
+pub fn delta_e(a: &RgbImage, b: &RgbImage) -> Vec<f32> {
+    a.pixels()
+        .zip(b.pixels())
+        .map(|(p, q)| {
+            if p == q {
+                return 0.0;
+            }
+            let (l, m) = (lab(p), lab(q));
+            ((l[0] - m[0]).powi(2) + (l[1] - m[1]).powi(2) + (l[2] - m[2]).powi(2)).sqrt() as f32
+        })
+        .collect()
+}
+
+/// Compare `actual` with `reference` (same size, else `Err`); `.1` is the per-pixel ΔE.
+pub fn compare(reference: &RgbImage, actual: &RgbImage, tol: &Tolerance) -> Result<(Metrics, Vec<f32>), String> {
+    if reference.dimensions() != actual.dimensions() {
+        let ((rw, rh), (aw, ah)) = (reference.dimensions(), actual.dimensions());
+        return Err(format!("the reference is {rw}×{rh}, the render {aw}×{ah}"));
+    }
+    let de = delta_e(reference, actual);
+    let similarity = if reference == actual {
+        1.0
+    } else {
+        image_compare::rgb_hybrid_compare(reference, actual).map_err(|e| format!("comparison failed: {e}"))?.score
+    };
+    let n = de.len().max(1) as f64;
+    let changed = de.iter().filter(|&&d| d as f64 > tol.delta_e).count() as f64 / n;
+    let mean_delta_e = de.iter().map(|&d| d as f64).sum::<f64>() / n;
+    let max_delta_e = de.iter().fold(0f32, |m, &d| m.max(d)) as f64;
+    Ok((Metrics { similarity, changed, mean_delta_e, max_delta_e }, de))
+}
+
+/// A heat map of per-pixel ΔE: black (no change) → red → yellow → white at `2 × delta_e`, over a
+/// dimmed copy of the reference's luma so the eye finds its place in the frame.
+pub fn heat_map(reference: &RgbImage, de: &[f32], delta_e: f64) -> RgbImage {
+    let full = (2.0 * delta_e).max(1.0) as f32;
+    let (w, h) = reference.dimensions();
+    RgbImage::from_fn(w, h, |x, y| {
+        let i = (y * w + x) as usize;
+        let t = (de[i] / full).clamp(0.0, 1.0);
+        let p = reference.get_pixel(x, y);
+        let grey = (0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32) * 0.25;
+        if t == 0.0 {
+            return Rgb([grey as u8; 3]);
+        }
+        // Piecewise ramp: red rises over the first third, green the second, blue the last.
+        let ramp = |lo: f32| ((t - lo) * 3.0).clamp(0.0, 1.0);
+        let mix = |c: f32| (grey + (255.0 - grey) * c).round() as u8;
+        Rgb([mix(ramp(0.0).max(0.35)), mix(ramp(1.0 / 3.0)), mix(ramp(2.0 / 3.0))])
+    })
+}

@@ -1,0 +1,336 @@
+//! View strings, suite files and the suite runner, without Bevy: the runner is driven by a
+//! stand-in renderer whose pictures depend on the view the way a real one's do (the sun's height
+//! darkens it, the water switch changes the lower half), so bless, pass and fail are exercised
+//! end to end. The real renderer's suites are in tests/app.rs and tests/screenshots.rs.
+
+use isla::compare::{Tolerance, compare};
+use isla::suite::{Pose, Renderer, RunOptions, Suite, SuiteView};
+use isla::view::View;
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-suite").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+// ---- view strings -------------------------------------------------------------------------
+
+#[test]
+fn a_view_string_round_trips_to_the_same_floats() {
+    let s = "isla:v1;from=1250.125,160,3150.3;at=1356,90.5,-3036;sun=20,300.25;off=shadows,fog;on=lod-colours;shading=normals;lod=off";
+    let v: View = s.parse().unwrap();
+    assert_eq!(v.from, [1250.125, 160.0, 3150.3]);
+    assert!(!v.switches.shadows && !v.switches.fog && v.switches.water && v.switches.sky);
+    assert!(v.switches.lod_colours && !v.lod);
+    assert_eq!(v.to_string(), s, "the canonical form is what was given");
+    // Arbitrary floats print in their shortest round-trip form and parse back bit for bit.
+    let mut x = 0x1234_5678u32;
+    for _ in 0..2000 {
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x as f32 / u32::MAX as f32 - 0.5) * 40_000.0
+        };
+        let from = [next(), next(), next()];
+        let at = [next(), next(), next()];
+        let v = View::looking(from, at).unwrap();
+        let back: View = v.to_string().parse().unwrap();
+        assert_eq!(back, v, "{v}");
+    }
+}
+
+#[test]
+fn keys_may_come_in_any_order_and_defaults_are_left_out() {
+    let v: View = "isla:v1;at=1,2,3;from=4,5,6".parse().unwrap();
+    assert_eq!(v.to_string(), "isla:v1;from=4,5,6;at=1,2,3;sun=38,45");
+}
+
+#[test]
+fn a_malformed_view_string_is_refused_saying_what_is_wrong() {
+    let cases = [
+        ("from=1,2,3;at=4,5,6", "starts with 'isla:v1;'"),
+        ("isla:v2;from=1,2,3;at=4,5,6", "version 'v2'"),
+        ("isla:v1;from=1,2,3", "at: missing"),
+        ("isla:v1;at=1,2,3", "from: missing"),
+        ("isla:v1;from=1,2;at=4,5,6", "from: expected 3"),
+        ("isla:v1;from=1,x,3;at=4,5,6", "'x' is not a number"),
+        ("isla:v1;from=1,NaN,3;at=4,5,6", "not a finite number"),
+        ("isla:v1;from=1,2,3;at=4,5,6;sun=95,10", "0..=90"),
+        ("isla:v1;from=1,2,3;at=1,2,3", "its own position"),
+        ("isla:v1;from=1,2,3;at=4,5,6;off=clouds", "unknown part 'clouds'"),
+        ("isla:v1;from=1,2,3;at=4,5,6;on=water", "unknown look 'water'"),
+        ("isla:v1;from=1,2,3;at=4,5,6;zoom=2", "unknown key 'zoom'"),
+        ("isla:v1;from=1,2,3;at=4,5,6;from=1,2,3", "from: given twice"),
+        ("isla:v1;from=1,2,3;at=4,5,6;lod=maybe", "lod: expected on or off"),
+        ("isla:v1;from=1,2,3;at=4,5,6;junk", "not KEY=VALUE"),
+    ];
+    for (s, want) in cases {
+        let e = s.parse::<View>().expect_err(s).to_string();
+        assert!(e.contains(want), "{s}: said '{e}', wanted '{want}'");
+        assert!(!e.contains('\n'), "{s}: one line");
+    }
+}
+
+// ---- suite files --------------------------------------------------------------------------
+
+const GOOD: &str = r#"
+blueprint = "bp.dat"
+references = "refs"
+width = 64
+height = 36
+[tolerance]
+max_changed = 0.01
+
+[[view]]
+name = "overview"
+preset = "overview"
+
+[[view]]
+name = "harbour"
+look_from = [1250, 160, 3150]
+look_at = [1356, 90, 3036]
+sun_elevation = 20
+off = ["fog", "shadows"]
+lod = "off"
+width = 32
+[view.tolerance]
+delta_e = 5
+
+[[view]]
+name = "kept"
+view = "isla:v1;from=1,2,3;at=4,5,6;sun=30,90;off=sky"
+off = ["water"]
+"#;
+
+fn write_suite(dir: &Path, text: &str) -> PathBuf {
+    std::fs::write(dir.join("bp.dat"), b"not read by the suite loader").unwrap();
+    let p = dir.join("suite.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_suite_file_resolves_every_view() {
+    let dir = scratch("resolve");
+    let suite = Suite::load(&write_suite(&dir, GOOD)).unwrap();
+    assert_eq!(suite.blueprint, dir.join("bp.dat"));
+    assert_eq!(suite.references, dir.join("refs"));
+    let [o, h, k] = &suite.views[..] else { panic!("three views") };
+    assert_eq!(o.pose, Pose::Preset(isla::view::Preset::Overview));
+    assert_eq!((o.width, o.height), (64, 36));
+    assert_eq!(o.tolerance, Tolerance { max_changed: 0.01, ..Tolerance::default() });
+    assert_eq!(h.pose, Pose::Look { from: [1250.0, 160.0, 3150.0], at: [1356.0, 90.0, 3036.0] });
+    assert_eq!((h.sun.elevation_deg, h.sun.azimuth_deg), (20.0, 45.0));
+    assert!(!h.switches.fog && !h.switches.shadows && h.switches.water && !h.lod);
+    assert_eq!((h.width, h.height), (32, 36));
+    assert_eq!(h.tolerance, Tolerance { max_changed: 0.01, delta_e: 5.0, ..Tolerance::default() });
+    // A view string's settings, refined by the view's own keys.
+    assert_eq!((k.sun.elevation_deg, k.sun.azimuth_deg), (30.0, 90.0));
+    assert!(!k.switches.sky && !k.switches.water && k.switches.fog);
+}
+
+#[test]
+fn a_bad_suite_file_is_refused_in_one_line_naming_the_file_and_the_key() {
+    let views = "[[view]]\nname = \"a\"\npreset = \"overview\"\n";
+    let cases: Vec<(String, &str)> = vec![
+        (format!("blueprint = \"bp.dat\"\ncolour = 3\n{views}"), "unknown field `colour`"),
+        (format!("blueprint = \"bp.dat\"\n{views}zoom = 2\n"), "unknown field `zoom`"),
+        (format!("blueprint = \"missing.dat\"\n{views}"), "blueprint: "),
+        (format!("blueprint = \"bp.dat\"\nwidth = 0\n{views}"), "width 0 is outside"),
+        (format!("blueprint = \"bp.dat\"\nwidth = 9000\n{views}"), "width 9000 is outside"),
+        (format!("blueprint = \"bp.dat\"\n{views}{views}"), "name 'a' is given twice"),
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \"a\"\n".into(), "no pose"),
+        (format!("blueprint = \"bp.dat\"\n{views}look_from = [1, 2, 3]\nlook_at = [4, 5, 6]\n"), "more than one pose"),
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \"a\"\nlook_from = [1, 2, 3]\n".into(), "look_from without look_at"),
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \"a\"\nview = \"isla:v9;x\"\n".into(), "view: unsupported"),
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \"a\"\npreset = \"moon\"\n".into(), "unknown preset 'moon'"),
+        (format!("blueprint = \"bp.dat\"\n{views}off = [\"clouds\"]\n"), "off: unknown part"),
+        (format!("blueprint = \"bp.dat\"\n{views}sun_elevation = 120\n"), "0..=90"),
+        (format!("blueprint = \"bp.dat\"\n[tolerance]\nmax_changed = 2\n{views}"), "tolerance: max_changed"),
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \"../x\"\npreset = \"coast\"\n".into(), "name '../x'"),
+        ("blueprint = \"bp.dat\"\n".into(), "no [[view]]"),
+        ("blueprint = [\n".into(), "suite.toml:"),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let dir = scratch(&format!("bad-{i}"));
+        let p = write_suite(&dir, text);
+        let e = Suite::load(&p).expect_err(text).to_string();
+        assert!(e.contains(want), "case {i}: said '{e}', wanted '{want}'");
+        assert!(e.contains("suite.toml"), "case {i}: names the file: {e}");
+        assert!(!e.contains('\n'), "case {i}: one line: {e}");
+    }
+    // The unknown key's line is named.
+    let dir = scratch("bad-line");
+    let e = Suite::load(&write_suite(&dir, &format!("blueprint = \"bp.dat\"\n{views}zoom = 2\n"))).unwrap_err();
+    assert!(e.to_string().contains("suite.toml:5:"), "{e}");
+}
+
+#[test]
+fn only_keeps_the_named_views_and_refuses_an_unknown_one() {
+    let dir = scratch("only");
+    let mut suite = Suite::load(&write_suite(&dir, GOOD)).unwrap();
+    assert!(suite.select(&["nope".into()]).unwrap_err().to_string().contains("no view named 'nope'"));
+    suite.select(&["kept".into()]).unwrap();
+    assert_eq!(suite.views.len(), 1);
+}
+
+// ---- the runner -----------------------------------------------------------------------------
+
+/// Pictures that change with the view as a renderer's do: the sun's elevation sets the sky's
+/// brightness (upper half); the water switch turns the lower half from blue to sand.
+struct Fake;
+
+impl Renderer for Fake {
+    fn render(&mut self, v: &SuiteView) -> anyhow::Result<(image::RgbImage, View)> {
+        let sky = (v.sun.elevation_deg * 2.5) as u8;
+        let img = image::RgbImage::from_fn(v.width, v.height, |x, y| {
+            if y < v.height / 2 {
+                image::Rgb([sky / 2, sky, 200u8.saturating_add((x % 7) as u8)])
+            } else if v.switches.water {
+                image::Rgb([20, 60, 150])
+            } else {
+                image::Rgb([200, 180, 120])
+            }
+        });
+        let (from, at) = match v.pose {
+            Pose::Look { from, at } => (from, at),
+            Pose::Preset(_) => ([0.0, 100.0, 0.0], [10.0, 0.0, 10.0]),
+        };
+        Ok((img, View { from, at, sun: v.sun, switches: v.switches, lod: v.lod }))
+    }
+}
+
+fn run(suite_path: &Path, bless: bool) -> (isla::suite::Report, serde_json::Value, PathBuf) {
+    let suite = Suite::load(suite_path).unwrap();
+    let out = suite.default_out();
+    let opts = RunOptions { out: out.clone(), bless };
+    let mut lines = Vec::new();
+    let report =
+        isla::suite::run(&suite, &mut Fake, &opts, std::time::Instant::now(), &mut |l| lines.push(l.to_string()))
+            .unwrap();
+    assert_eq!(lines.len(), suite.views.len(), "one progress line per view");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    (report, json, out)
+}
+
+fn statuses(json: &serde_json::Value) -> Vec<(String, String)> {
+    json["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap().to_string(), v["status"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn bless_then_a_plain_run_passes_and_a_changed_view_fails_alone() {
+    let dir = scratch("runner");
+    let p = write_suite(&dir, GOOD);
+    // No references yet: every view is new, exit 1, and nothing is blessed without asking.
+    let (r, json, _) = run(&p, false);
+    assert_eq!((r.exit_code(), r.new, r.passed), (1, 3, 0));
+    assert!(statuses(&json).iter().all(|(_, s)| s == "new"));
+    assert!(!dir.join("refs").exists(), "no reference is written without --bless");
+    // Bless: every reference written, every view passes.
+    let (r, json, _) = run(&p, true);
+    assert_eq!(r.exit_code(), 0);
+    assert!(statuses(&json).iter().all(|(_, s)| s == "pass"), "{json}");
+    assert!(json["views"].as_array().unwrap().iter().all(|v| v["blessed"] == true && v["was"] == "new"));
+    // Blessing again writes nothing: the references already match.
+    let (_, json, _) = run(&p, true);
+    assert!(json["views"].as_array().unwrap().iter().all(|v| v["blessed"] == false && v["was"] == "pass"));
+    // A plain run: exit 0, every view passes, the report links images that exist.
+    let (r, json, out) = run(&p, false);
+    assert_eq!((r.exit_code(), r.passed, r.failed), (0, 3, 0));
+    assert_eq!((json["passed"].as_u64(), json["failed"].as_u64()), (Some(3), Some(0)));
+    for v in json["views"].as_array().unwrap() {
+        assert_eq!(v["status"], "pass");
+        assert_eq!(v["metrics"]["similarity"].as_f64(), Some(1.0));
+        assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+        assert!(v["view"].as_str().unwrap().starts_with("isla:v1;"));
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let links: Vec<&str> = html.split("href=\"").skip(1).map(|s| s.split('"').next().unwrap()).collect();
+    assert_eq!(links.len(), 9, "reference, actual and difference for each of three views");
+    for l in links {
+        assert!(out.join(l).is_file(), "report.html links {l}, which does not exist");
+    }
+    // Keeping the references, one view without water: it alone fails, exit 1.
+    let changed = GOOD.replace(
+        "name = \"overview\"\npreset = \"overview\"",
+        "name = \"overview\"\npreset = \"overview\"\noff = [\"water\"]",
+    );
+    std::fs::write(&p, &changed).unwrap();
+    let (r, json, out) = run(&p, false);
+    assert_eq!(r.exit_code(), 1);
+    let s = statuses(&json);
+    assert_eq!(s.iter().filter(|(n, st)| n == "overview" && st == "fail").count(), 1, "{s:?}");
+    assert_eq!(s.iter().filter(|(n, st)| n != "overview" && st == "pass").count(), 2, "{s:?}");
+    assert!(out.join("overview.diff.png").is_file());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.find("<b>overview</b>").unwrap() < html.find("<b>harbour</b>").unwrap(), "worst first");
+    // Likewise a lower sun.
+    std::fs::write(&p, GOOD.replace("sun_elevation = 20", "sun_elevation = 12")).unwrap();
+    let (r, json, _) = run(&p, false);
+    assert_eq!(r.exit_code(), 1);
+    assert_eq!(statuses(&json).iter().filter(|(_, st)| st == "fail").count(), 1);
+    // Bless again: the changed one is said to have changed, the others untouched.
+    let (r, json, _) = run(&p, true);
+    assert_eq!(r.exit_code(), 0);
+    let blessed: Vec<&str> = json["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["blessed"] == true)
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(blessed, ["harbour"]);
+}
+
+#[test]
+fn a_reference_of_another_size_fails_the_view() {
+    let dir = scratch("size");
+    let p = write_suite(&dir, GOOD);
+    run(&p, true);
+    std::fs::write(&p, GOOD.replace("width = 32\n", "width = 40\n")).unwrap();
+    let (r, json, _) = run(&p, false);
+    assert_eq!(r.exit_code(), 1);
+    let h = json["views"].as_array().unwrap().iter().find(|v| v["name"] == "harbour").unwrap().clone();
+    assert_eq!(h["status"], "fail");
+    assert!(h["message"].as_str().unwrap().contains("32×36"), "{h}");
+}
+
+#[test]
+fn rendering_twice_writes_the_same_bytes() {
+    let dir = scratch("bytes");
+    let p = write_suite(&dir, GOOD);
+    let (_, _, out) = run(&p, false);
+    let a = std::fs::read(out.join("harbour.png")).unwrap();
+    let (_, _, out) = run(&p, false);
+    assert_eq!(a, std::fs::read(out.join("harbour.png")).unwrap());
+}
+
+// ---- the metric -----------------------------------------------------------------------------
+
+#[test]
+fn the_metric_passes_the_same_frame_and_refuses_a_colour_change() {
+    let a = image::RgbImage::from_fn(80, 45, |x, y| image::Rgb([(x * 3) as u8, (y * 5) as u8, 120]));
+    let tol = Tolerance::default();
+    let (m, de) = compare(&a, &a, &tol).unwrap();
+    assert_eq!((m.similarity, m.changed, m.max_delta_e), (1.0, 0.0, 0.0));
+    assert!(m.failure(&tol).is_none() && de.iter().all(|&d| d == 0.0));
+    // Half the frame turned green: structure barely moves, colour does.
+    let mut b = a.clone();
+    for y in 0..45 {
+        for x in 0..40 {
+            b.put_pixel(x, y, image::Rgb([0, 200, 0]));
+        }
+    }
+    let (m, _) = compare(&a, &b, &tol).unwrap();
+    assert!(m.changed > 0.2, "{m:?}");
+    assert!(m.failure(&tol).unwrap().contains("changed colour"));
+    assert!(compare(&a, &image::RgbImage::new(10, 10), &tol).is_err(), "sizes differ");
+}
