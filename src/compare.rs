@@ -11,8 +11,9 @@
 //!   [`Tolerance::max_mean_delta_e`]. A small shift over a large area (the whole sea turned a few
 //!   degrees of hue) stays under the per-pixel threshold everywhere, but raises the mean.
 //!
-//! [`heat_map`] draws the ΔE of every pixel: black where nothing changed, through red and yellow
-//! to white at ΔE 2 × the threshold, so a reviewer sees where and how much. Bevy-free.
+//! [`heat_map`] draws the ΔE of every pixel: the dimmed reference where nothing visible changed
+//! (ΔE < 1), then red through yellow to white at ΔE 2 × the threshold, so a reviewer sees where
+//! and how much. Bevy-free.
 
 use image::{Rgb, RgbImage};
 
@@ -148,8 +149,9 @@ pub fn compare(reference: &RgbImage, actual: &RgbImage, tol: &Tolerance) -> Resu
     Ok((Metrics { similarity, changed, mean_delta_e, max_delta_e }, de))
 }
 
-/// A heat map of per-pixel ΔE: black (no change) → red → yellow → white at `2 × delta_e`, over a
-/// dimmed copy of the reference's luma so the eye finds its place in the frame.
+/// A heat map of per-pixel ΔE: the reference's dimmed luma where ΔE is below 1 (no difference
+/// the eye sees), then red → yellow → white at `2 × delta_e`, so the eye finds its place in the
+/// frame and sees where and how much the colour moved.
 pub fn heat_map(reference: &RgbImage, de: &[f32], delta_e: f64) -> RgbImage {
     let full = (2.0 * delta_e).max(1.0) as f32;
     let (w, h) = reference.dimensions();
@@ -158,7 +160,7 @@ pub fn heat_map(reference: &RgbImage, de: &[f32], delta_e: f64) -> RgbImage {
         let t = (de[i] / full).clamp(0.0, 1.0);
         let p = reference.get_pixel(x, y);
         let grey = (0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32) * 0.25;
-        if t == 0.0 {
+        if de[i] < 1.0 {
             return Rgb([grey as u8; 3]);
         }
         // Piecewise ramp: red rises over the first third, green the second, blue the last.

@@ -550,7 +550,8 @@ fn write_report(report: &Report, suite: &Suite, out: &Path) -> anyhow::Result<()
     html.push_str(&format!(
         "<!doctype html>\n<meta charset=\"utf-8\">\n<title>Isla suite: {name}</title>\n<style>\n\
          body {{ font: 14px system-ui, sans-serif; margin: 1em; }} table {{ border-collapse: collapse; }}\n\
-         td, th {{ border: 1px solid #ccc; padding: 4px; vertical-align: top; }} img {{ max-width: 480px; }}\n\
+         td, th {{ border: 1px solid #ccc; padding: 4px; vertical-align: top; }} img {{ width: 320px; }}\n\
+         td:first-child {{ width: 300px; }} code {{ word-break: break-all; font-size: 12px; }}\n\
          .pass {{ color: #161; }} .fail, .error {{ color: #b11; font-weight: bold; }} .new {{ color: #a60; }}\n\
          .none {{ color: #888; }}\n</style>\n<h1>{name}</h1>\n<p>{} views: {} passed, {} failed ({} without a reference, {} errors) in {:.1} s. \
          Blueprint {}.</p>\n<table>\n<tr><th>view</th><th>reference</th><th>actual</th><th>difference (ΔE)</th></tr>\n",
