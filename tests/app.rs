@@ -95,16 +95,39 @@ fn window_opens_under_xvfb_when_available() {
         eprintln!("xvfb-run not installed (run scripts/test to install it): windowed smoke test skipped");
         return;
     }
+    // The flight starts where a view string says, with its sun and switches.
+    let view = "isla:v1;from=1250,160,3150;at=1356,90,3036;sun=20,300;off=fog";
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(env!("CARGO_BIN_EXE_isla"))
-        .args(["fly", "--frames", "20"])
+        .args(["fly", "--frames", "20", "--view", view])
         .current_dir(repo(""))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "fly under xvfb failed: {err}");
     assert!(err.contains("exiting after 20 frames"), "{err}");
+    assert!(err.contains(&format!("fly: starting at view: {view}")), "{err}");
+}
+
+/// The view the flight prints (V, the panel's button) is where its camera is, looking where it
+/// looks, with the flight's sun, switches and level of detail — and it reads back as itself.
+#[test]
+fn the_flights_view_string_is_its_camera_and_settings() {
+    use isla::app::debug::DebugToggles;
+    use isla::app::scene::SunSettings;
+    let (from, at) = (bevy::math::Vec3::new(1250.0, 160.0, 3150.0), bevy::math::Vec3::new(1356.0, 90.0, 3036.0));
+    let cam = isla::app::camera::look(from, at);
+    let toggles = DebugToggles { water: false, panel: true, lod_colours: true, ..Default::default() };
+    let sun = SunSettings { elevation_deg: 12.5, azimuth_deg: 200.0 };
+    let v = isla::app::input::current_view(&cam, &sun, &toggles, false);
+    assert_eq!(v.from, from.to_array());
+    let dir = (bevy::math::Vec3::from_array(v.at) - from).normalize();
+    assert!(dir.dot((at - from).normalize()) > 0.99999, "looks where the camera looks");
+    assert!((bevy::math::Vec3::from_array(v.at) - from).length() > 50.0);
+    let s = v.to_string();
+    assert!(s.contains(";sun=12.5,200;off=water;on=lod-colours;lod=off"), "{s}");
+    assert_eq!(s.parse::<isla::view::View>().unwrap(), v);
 }
 
 #[test]
