@@ -27,7 +27,7 @@ impl CameraPreset {
             }
             CameraPreset::Coast => {
                 let Some(c) = find_coast(src) else { return CameraPreset::Overview.pose(src) };
-                let sea = sea_level_m(src);
+                let sea = src.sea_level_m();
                 let eye = Vec3::new(c.point.x, sea + 45.0, c.point.z) + c.outward * 260.0;
                 (eye, Vec3::new(c.point.x, sea + 10.0, c.point.z) - c.outward * 80.0)
             }
@@ -37,7 +37,7 @@ impl CameraPreset {
                     return CameraPreset::Coast.pose(src);
                 }
                 let r = p.crater_radius * layout.column_m;
-                let c = Vec3::new(p.crater_x * layout.column_m, sea_level_m(src), p.crater_y * layout.column_m);
+                let c = Vec3::new(p.crater_x * layout.column_m, src.sea_level_m(), p.crater_y * layout.column_m);
                 // From the island's side of the crater, so the bay and the open sea beyond it show.
                 let inward = Vec3::new(centre.x - c.x, 0.0, centre.z - c.z).normalize_or(Vec3::X);
                 (c + inward * (1.6 * r) + Vec3::Y * (1.3 * r).max(80.0), c - inward * (0.2 * r))
@@ -47,7 +47,7 @@ impl CameraPreset {
                 // Out from the shore until the water is at least 12 m deep, then 4 m below the surface.
                 let top = layout.top_m();
                 let mut at = c.point;
-                let mut surface = sea_level_m(src);
+                let mut surface = src.sea_level_m();
                 for step in 0..400 {
                     let p = c.point + c.outward * (step as f32 * layout.column_m);
                     let (px, py) = ((p.x / layout.column_m) as i64, (p.z / layout.column_m) as i64);
@@ -78,11 +78,6 @@ pub fn look(from: Vec3, at: Vec3) -> Transform {
     Transform::from_translation(from).looking_at(at, up)
 }
 
-/// The sea's level in metres: the ocean body's, or the blueprint's sea level without one.
-pub fn sea_level_m(src: &WorldSource) -> f32 {
-    let p = &src.blueprint.params;
-    src.water.ocean_level_raw.unwrap_or(p.sea_level_raw) * p.metres_per_raw
-}
 
 struct Coast {
     /// World position of the last dry column before the sea (Y = 0).
@@ -96,7 +91,7 @@ struct Coast {
 fn find_coast(src: &WorldSource) -> Option<Coast> {
     let l = src.layout;
     let n = l.map_size as i64;
-    let sea = sea_level_m(src);
+    let sea = src.sea_level_m();
     for bearing_deg in [120.0f32, 90.0, 150.0, 60.0, 180.0, 0.0, 210.0, 270.0, 300.0, 330.0, 30.0, 240.0] {
         let b = bearing_deg.to_radians();
         let dir = Vec3::new(b.sin(), 0.0, -b.cos());

@@ -4,7 +4,7 @@
 //! translucent material that casts no shadow — and draws the open sea beyond the map.
 
 use super::IslandWorld;
-use super::server::{Lod, LodNode, NodeBuffers, ServerSet};
+use super::server::{Lod, LodNode, NodeBuffers, NodeIndex, ServerSet, StaleNodes, WorldStats};
 use crate::mesh::lod::LodMesh;
 use crate::mesh::{TerrainMesh, WaterMesh};
 use crate::world::lod::LodRanges;
@@ -178,10 +178,11 @@ impl Plugin for ChunkRenderPlugin {
                 Update,
                 upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
             )
+            .add_systems(Update, count_gpu_bytes.in_set(super::IslaSet::Server).after(ServerSet::Swap))
             .add_systems(
                 Update,
                 follow_lod_switch
-                    .run_if(resource_exists_and_changed::<super::server::StreamSettings>)
+                    .run_if(resource_exists_and_changed::<super::settings::StreamSettings>)
                     .run_if(resource_exists::<ChunkMaterials>)
                     .in_set(super::IslaSet::Apply),
             );
@@ -207,11 +208,11 @@ fn create_materials(
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut lod_materials: ResMut<Assets<LodMaterial>>,
     mut water_materials: ResMut<Assets<super::water::WaterMaterial>>,
-    sun: Res<super::scene::SunSettings>,
+    sun: Res<super::settings::SunSettings>,
     world: Res<IslandWorld>,
     lod: Res<Lod>,
-    settings: Res<super::server::StreamSettings>,
-    toggles: Option<Res<super::debug::DebugToggles>>,
+    settings: Res<super::settings::StreamSettings>,
+    toggles: Option<Res<super::settings::DebugToggles>>,
 ) {
     let tint_on = toggles.is_some_and(|t| t.lod_colours);
     let snow_line = crate::mesh::palette::snow_line_m(&world.source.blueprint);
@@ -223,20 +224,42 @@ fn create_materials(
                 extension: LodExt {
                     morph: morph_uniform(&lod.0.ranges, l, settings.lod),
                     tint: level_tint(l, tint_on),
-                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, ambient, super::camera::sea_level_m(&world.source), snow_line)
+                    ..LodExt::new(Vec4::ZERO, Vec4::ONE, ambient, world.source.sea_level_m(), snow_line)
                 },
             })
         })
         .collect();
     let seabed = materials.add(terrain_base());
-    let to_sun = super::scene::sun_direction(sun.elevation_deg, sun.azimuth_deg);
+    let to_sun = super::settings::sun_direction(sun.elevation_deg, sun.azimuth_deg);
     let water = water_materials.add(super::water::water_material(to_sun));
     commands.insert_resource(ChunkMaterials { levels, seabed, water });
 }
 
+/// The GPU buffers of the resident nodes (fresh or stale), per level, into the world's stats.
+fn count_gpu_bytes(
+    lod: Res<Lod>,
+    index: Res<NodeIndex>,
+    stale: Res<StaleNodes>,
+    nodes: Query<(Entity, &LodNode, Option<&NodeGpuBytes>)>,
+    mut stats: ResMut<WorldStats>,
+) {
+    let mut per_level = vec![(0u32, 0u64, 0u64); lod.0.top_level as usize + 1];
+    for (e, node, bytes) in &nodes {
+        if index.0.get(&node.id) != Some(&e) && stale.0.get(&node.id) != Some(&e) {
+            continue;
+        }
+        let g = &mut per_level[node.id.level as usize];
+        g.0 += 1;
+        g.1 += bytes.map_or(0, |b| b.terrain);
+        g.2 += bytes.map_or(0, |b| b.water);
+    }
+    stats.gpu_bytes = per_level.iter().map(|l| l.1 + l.2).sum();
+    stats.gpu_bytes_per_level = per_level;
+}
+
 /// The morph bands follow the level-of-detail switch (a suite's views may turn it off and on).
 fn follow_lod_switch(
-    settings: Res<super::server::StreamSettings>,
+    settings: Res<super::settings::StreamSettings>,
     mats: Res<ChunkMaterials>,
     lod: Res<Lod>,
     mut materials: ResMut<Assets<LodMaterial>>,
@@ -350,8 +373,8 @@ fn spawn_open_sea(
     mut meshes: ResMut<Assets<Mesh>>,
 ) {
     let src = &world.source;
-    let Some(level) = src.water.ocean_level_raw else { return };
-    let y = (level * src.blueprint.params.metres_per_raw).max(crate::world::FLOOR_Y_M);
+    let Some(level_m) = src.ocean_level_m() else { return };
+    let y = level_m.max(crate::world::FLOOR_Y_M);
     let extent = src.layout.chunks_per_side as f32 * src.layout.chunk_size_m();
     commands.spawn((
         OpenSea,

@@ -2,127 +2,13 @@
 //! apply each toggle to the scene. The flight shows them in an egui panel with keys and live
 //! stats ([`DebugPanelPlugin`]); `isla shot` sets them from flags ([`DebugTogglesPlugin`] alone).
 
+pub use super::settings::DebugToggles;
 use super::IslandWorld;
 use super::chunks::{ChunkWaterSheet, LodMaterial, OpenSeaWater, level_tint};
 use super::server::LodNode;
 use crate::mesh::Shading;
 use bevy::pbr::wireframe::{WireframeConfig, WireframePlugin};
 use bevy::prelude::*;
-
-/// Every overlay and view toggle.
-#[derive(Resource, Debug, Clone, Copy, PartialEq)]
-pub struct DebugToggles {
-    pub panel: bool,
-    pub wireframe: bool,
-    pub chunk_borders: bool,
-    pub water: bool,
-    pub shadows: bool,
-    pub sky: bool,
-    pub fog: bool,
-    pub shading: Shading,
-    pub seam_highlight: bool,
-    /// Tint every level of detail in its own colour.
-    pub lod_colours: bool,
-    pub map: bool,
-}
-
-impl DebugToggles {
-    /// The state of the toggle `action` flips, in words (for the log).
-    pub fn describe(&self, action: super::input::Action) -> String {
-        use super::input::Action as A;
-        let on = |b: bool| if b { "on" } else { "off" }.to_string();
-        match action {
-            A::Panel => on(self.panel),
-            A::Wireframe => on(self.wireframe),
-            A::ChunkBorders => on(self.chunk_borders),
-            A::Water => on(self.water),
-            A::Shadows => on(self.shadows),
-            A::Sky => on(self.sky),
-            A::Fog => on(self.fog),
-            A::CycleShading => self.shading.name().to_string(),
-            A::SeamHighlight => on(self.seam_highlight),
-            A::LodColours => on(self.lod_colours),
-            A::Map => on(self.map),
-            _ => String::new(),
-        }
-    }
-
-    /// Apply a key's action; actions that are not toggles leave the toggles alone.
-    pub fn apply(&mut self, action: super::input::Action) {
-        use super::input::Action as A;
-        match action {
-            A::Panel => self.panel = !self.panel,
-            A::Wireframe => self.wireframe = !self.wireframe,
-            A::ChunkBorders => self.chunk_borders = !self.chunk_borders,
-            A::Water => self.water = !self.water,
-            A::Shadows => self.shadows = !self.shadows,
-            A::Sky => self.sky = !self.sky,
-            A::Fog => self.fog = !self.fog,
-            A::CycleShading => {
-                self.shading = match self.shading {
-                    Shading::Palette => Shading::Normals,
-                    Shading::Normals => Shading::Materials,
-                    Shading::Materials => Shading::Palette,
-                }
-            }
-            A::SeamHighlight => self.seam_highlight = !self.seam_highlight,
-            A::LodColours => self.lod_colours = !self.lod_colours,
-            A::Map => self.map = !self.map,
-            _ => {}
-        }
-    }
-}
-
-impl DebugToggles {
-    /// The toggles a view's switches ask for (the panel and the map closed).
-    pub fn of_view(s: &crate::view::Switches) -> Self {
-        Self {
-            shadows: s.shadows,
-            sky: s.sky,
-            water: s.water,
-            fog: s.fog,
-            wireframe: s.wireframe,
-            chunk_borders: s.chunk_borders,
-            shading: s.shading,
-            seam_highlight: s.seam_highlight,
-            lod_colours: s.lod_colours,
-            ..Default::default()
-        }
-    }
-
-    /// The view switches of these toggles (what a view string keeps).
-    pub fn switches(&self) -> crate::view::Switches {
-        crate::view::Switches {
-            shadows: self.shadows,
-            sky: self.sky,
-            water: self.water,
-            fog: self.fog,
-            wireframe: self.wireframe,
-            chunk_borders: self.chunk_borders,
-            seam_highlight: self.seam_highlight,
-            lod_colours: self.lod_colours,
-            shading: self.shading,
-        }
-    }
-}
-
-impl Default for DebugToggles {
-    fn default() -> Self {
-        Self {
-            panel: false,
-            wireframe: false,
-            chunk_borders: false,
-            water: true,
-            shadows: true,
-            sky: true,
-            fog: true,
-            shading: Shading::Palette,
-            seam_highlight: false,
-            lod_colours: false,
-            map: false,
-        }
-    }
-}
 
 /// Whether the device could run the engine's wireframe (it needs line polygon mode and push
 /// constants); the panel says so instead of offering a toggle that does nothing.

@@ -123,8 +123,8 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let passes = opts.passes;
     let mut app = super::shot::headless_app_with(
         &world,
-        super::debug::DebugToggles::default(),
-        super::scene::SunSettings::default(),
+        super::settings::DebugToggles::default(),
+        super::settings::SunSettings::default(),
         opts.lod,
         opts.view_distance_m,
         move |app| {

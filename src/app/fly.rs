@@ -15,7 +15,7 @@ pub struct FlyOptions {
     /// Where the flight starts: the camera, the sun, the switches and the level of detail.
     pub view: crate::view::View,
     /// Start with these overlays (the view's switches, and for example the panel open).
-    pub toggles: super::debug::DebugToggles,
+    pub toggles: super::settings::DebugToggles,
     pub view_distance_m: f32,
 }
 
@@ -38,9 +38,9 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
         }))
         .insert_resource(world)
         .insert_resource(opts.toggles)
-        .insert_resource(super::scene::SunSettings::from(opts.view.sun))
+        .insert_resource(super::settings::SunSettings::from(opts.view.sun))
         .insert_resource(StartView(opts.view))
-        .insert_resource(super::server::StreamSettings {
+        .insert_resource(super::settings::StreamSettings {
             lod: opts.view.lod,
             view_distance_m: opts.view_distance_m,
             ..default()
@@ -80,7 +80,7 @@ fn spawn_camera(mut commands: Commands, world: Res<IslandWorld>, start: Res<Star
     let v = start.0;
     let transform = super::camera::look(Vec3::from_array(v.from), Vec3::from_array(v.at));
     commands
-        .spawn((camera_bundle(&world, CameraPreset::Overview), super::input::free_camera(), super::server::Viewer))
+        .spawn((camera_bundle(&world, CameraPreset::Overview), super::input::free_camera(), super::settings::Viewer))
         .insert(transform);
     info!("fly: starting at view: {}", v);
 }

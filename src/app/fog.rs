@@ -8,7 +8,7 @@ pub struct FogPlugin;
 
 impl Plugin for FogPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<super::debug::DebugToggles>()
+        app.init_resource::<super::settings::DebugToggles>()
             .add_systems(Update, underwater_fog.in_set(super::IslaSet::Apply));
     }
 }
@@ -63,7 +63,7 @@ pub struct Submerged;
 fn underwater_fog(
     mut commands: Commands,
     world: Res<IslandWorld>,
-    toggles: Res<super::debug::DebugToggles>,
+    toggles: Res<super::settings::DebugToggles>,
     mut cams: Query<(Entity, &Transform, &mut DistanceFog, Has<Submerged>), With<Camera3d>>,
 ) {
     let fog_on = toggles.fog;
@@ -77,7 +77,7 @@ fn underwater_fog(
             src.water_at(px as u32, py as u32, l.top_m()).is_some_and(|w| t.translation.y < w.water_surface_y_m)
         } else {
             // Beyond the map: the open sea at the ocean's level.
-            src.water.ocean_level_raw.is_some_and(|o| t.translation.y < o * src.blueprint.params.metres_per_raw)
+            src.ocean_level_m().is_some_and(|o| t.translation.y < o)
         };
         if below != submerged || toggled {
             *fog = match (fog_on, below) {

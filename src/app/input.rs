@@ -8,44 +8,7 @@
 use bevy::camera_controller::free_camera::FreeCamera;
 use bevy::prelude::*;
 
-/// What a key does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
-    // Free camera.
-    Forward,
-    Back,
-    Left,
-    Right,
-    Up,
-    Down,
-    Boost,
-    ToggleGrab,
-    SnapReverse,
-    AxisTop,
-    AxisRight,
-    AxisFront,
-    // Camera presets.
-    Preset(usize),
-    // Sun.
-    SunWest,
-    SunEast,
-    SunLower,
-    SunRaise,
-    // Overlays (toggles of `DebugToggles`).
-    Panel,
-    Wireframe,
-    ChunkBorders,
-    Water,
-    Shadows,
-    Sky,
-    Fog,
-    CycleShading,
-    SeamHighlight,
-    LodColours,
-    Map,
-    // Views.
-    PrintView,
-}
+pub use super::settings::Action;
 
 /// One binding: the key, how the panel and README name it, and what it does in words.
 #[derive(Debug, Clone, Copy)]
@@ -219,8 +182,8 @@ const VIEW_TARGET_M: f32 = 100.0;
 /// the level of detail.
 pub fn current_view(
     cam: &Transform,
-    sun: &crate::app::scene::SunSettings,
-    toggles: &crate::app::debug::DebugToggles,
+    sun: &crate::app::settings::SunSettings,
+    toggles: &crate::app::settings::DebugToggles,
     lod: bool,
 ) -> crate::view::View {
     let from = cam.translation;
@@ -237,10 +200,10 @@ pub fn current_view(
 /// Print the current view string on stdout and in the log, once per request.
 fn print_view(
     mut requests: MessageReader<ViewRequested>,
-    cams: Query<&Transform, With<crate::app::server::Viewer>>,
-    sun: Res<crate::app::scene::SunSettings>,
-    toggles: Res<crate::app::debug::DebugToggles>,
-    settings: Res<crate::app::server::StreamSettings>,
+    cams: Query<&Transform, With<crate::app::settings::Viewer>>,
+    sun: Res<crate::app::settings::SunSettings>,
+    toggles: Res<crate::app::settings::DebugToggles>,
+    settings: Res<crate::app::settings::StreamSettings>,
 ) {
     requests.clear();
     let Some(cam) = cams.iter().next() else { return };
@@ -252,7 +215,7 @@ fn print_view(
 /// Overlay keys flip their toggle, unless a panel has the keyboard.
 fn toggle_keys(
     keys: Res<ButtonInput<KeyCode>>,
-    mut t: ResMut<super::debug::DebugToggles>,
+    mut t: ResMut<super::settings::DebugToggles>,
     wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
 ) {
     if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
@@ -295,7 +258,7 @@ pub fn preset_keys(
 const SUN_DEG_PER_S: f32 = 30.0;
 
 /// `[` / `]` turn the sun's azimuth, `-` / `=` lower and raise it; the sky follows.
-pub fn sun_keys(keys: Res<ButtonInput<KeyCode>>, time: Res<Time>, mut sun: ResMut<crate::app::scene::SunSettings>) {
+pub fn sun_keys(keys: Res<ButtonInput<KeyCode>>, time: Res<Time>, mut sun: ResMut<crate::app::settings::SunSettings>) {
     let step = SUN_DEG_PER_S * time.delta_secs();
     let mut s = *sun;
 

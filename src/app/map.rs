@@ -5,7 +5,7 @@
 //! camera never re-renders the map.
 
 use super::IslandWorld;
-use super::debug::DebugToggles;
+use super::settings::DebugToggles;
 use crate::cliffs::{
     CliffColouring, CliffPreset, CliffSettings, MapLayers, MapRegion, MapRequest, WaterMask, render_map,
 };

@@ -17,6 +17,7 @@ pub mod map;
 pub mod panel;
 pub mod scene;
 pub mod server;
+pub mod settings;
 pub mod shot;
 pub mod sky;
 pub mod water;

@@ -3,7 +3,8 @@
 
 use super::IslandWorld;
 use super::camera::CameraPreset;
-use super::debug::{DebugToggles, WireframeSupport};
+use super::debug::WireframeSupport;
+use super::settings::DebugToggles;
 use super::server::{Loading, WorldStats};
 use crate::mesh::Shading;
 use bevy::camera_controller::free_camera::FreeCameraState;

@@ -4,8 +4,7 @@ use super::IslandWorld;
 use bevy::light::{CascadeShadowConfigBuilder, DirectionalLightShadowMap, light_consts::lux};
 use bevy::prelude::*;
 
-/// The default sun (SPEC §5: about 38° high, from the north-east at 45°), one home: the view.
-pub use crate::view::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+pub use super::settings::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG, Sun, SunSettings, sun_direction};
 /// Shadows reach at least this far from the camera (SPEC §5).
 pub const SHADOW_DISTANCE_M: f32 = 2500.0;
 /// The reach grows with the camera's height (a high camera sees more ground): this much per metre
@@ -61,41 +60,6 @@ pub fn hemisphere_ambient() -> ([f32; 3], [f32; 3]) {
     (mean(1.0), mean(-1.0))
 }
 
-/// Unit vector from the ground towards the sun.
-pub fn sun_direction(elevation_deg: f32, azimuth_deg: f32) -> Vec3 {
-    let (el, az) = (elevation_deg.to_radians(), azimuth_deg.to_radians());
-    // North is −Z, east is +X.
-    Vec3::new(el.cos() * az.sin(), el.sin(), -el.cos() * az.cos()).normalize()
-}
-
-#[derive(Component)]
-pub struct Sun;
-
-/// Settings a shot or the flight can change.
-#[derive(Resource, Debug, Clone, Copy)]
-pub struct SunSettings {
-    pub elevation_deg: f32,
-    pub azimuth_deg: f32,
-}
-
-impl From<crate::view::Sun> for SunSettings {
-    fn from(s: crate::view::Sun) -> Self {
-        Self { elevation_deg: s.elevation_deg, azimuth_deg: s.azimuth_deg }
-    }
-}
-
-impl From<SunSettings> for crate::view::Sun {
-    fn from(s: SunSettings) -> Self {
-        Self { elevation_deg: s.elevation_deg, azimuth_deg: s.azimuth_deg }
-    }
-}
-
-impl Default for SunSettings {
-    fn default() -> Self {
-        Self { elevation_deg: SUN_ELEVATION_DEG, azimuth_deg: SUN_AZIMUTH_DEG }
-    }
-}
-
 pub struct SunPlugin;
 
 impl Plugin for SunPlugin {
@@ -108,13 +72,13 @@ impl Plugin for SunPlugin {
                 let up = hemisphere_ambient().0;
                 GlobalAmbientLight { color: Color::linear_rgb(up[0], up[1], up[2]), brightness: 1.0, ..default() }
             })
-            .init_resource::<super::debug::DebugToggles>()
+            .init_resource::<super::settings::DebugToggles>()
             .add_systems(Startup, spawn_sun)
             .add_systems(
                 Update,
                 (
                     aim_sun.run_if(resource_changed::<SunSettings>),
-                    switch_shadows.run_if(resource_changed::<super::debug::DebugToggles>),
+                    switch_shadows.run_if(resource_changed::<super::settings::DebugToggles>),
                 )
                     .in_set(super::IslaSet::Apply),
             )
@@ -133,12 +97,12 @@ fn aim_sun(settings: Res<SunSettings>, mut lights: Query<&mut Transform, With<Su
 /// Whether the sun casts shadows under these toggles. (The test-only planted defect
 /// `ISLA_TEST_PLANT=no-shadows` drops them, so the suite's tests can show a comparison failing on
 /// the renderer itself.)
-fn shadows_on(toggles: &super::debug::DebugToggles) -> bool {
+fn shadows_on(toggles: &super::settings::DebugToggles) -> bool {
     toggles.shadows && !crate::planted("no-shadows")
 }
 
 /// The shadows toggle (F5, `--no-shadows`).
-fn switch_shadows(toggles: Res<super::debug::DebugToggles>, mut lights: Query<&mut DirectionalLight, With<Sun>>) {
+fn switch_shadows(toggles: Res<super::settings::DebugToggles>, mut lights: Query<&mut DirectionalLight, With<Sun>>) {
     let on = shadows_on(&toggles);
     for mut l in &mut lights {
         if l.shadow_maps_enabled != on {
@@ -161,7 +125,7 @@ pub fn reset_shadow_reach(world: &mut World) {
     }
 }
 
-fn spawn_sun(mut commands: Commands, settings: Res<SunSettings>, toggles: Res<super::debug::DebugToggles>) {
+fn spawn_sun(mut commands: Commands, settings: Res<SunSettings>, toggles: Res<super::settings::DebugToggles>) {
     let to_sun = sun_direction(settings.elevation_deg, settings.azimuth_deg);
     let reach = shadow_reach_m(0.0);
     commands.spawn((
@@ -189,12 +153,11 @@ pub struct ShadowReach(pub f32);
 /// Resize the cascades when the camera's height changes the reach by more than a tenth.
 fn size_shadows_from_camera(
     world: Res<IslandWorld>,
-    cams: Query<&GlobalTransform, With<super::server::Viewer>>,
+    cams: Query<&GlobalTransform, With<super::settings::Viewer>>,
     mut suns: Query<(&mut bevy::light::CascadeShadowConfig, &mut ShadowReach), With<Sun>>,
 ) {
     let Some(cam) = cams.iter().next() else { return };
-    let p = &world.source.blueprint.params;
-    let sea = world.source.water.ocean_level_raw.unwrap_or(p.sea_level_raw) * p.metres_per_raw;
+    let sea = world.source.sea_level_m();
     let want = shadow_reach_m(cam.translation().y - sea);
     for (mut cfg, mut reach) in &mut suns {
         if (want - reach.0).abs() > 0.1 * reach.0 {

@@ -15,9 +15,9 @@
 //!   [`StreamSettings::max_swaps_per_frame`] replacements happen per frame.
 
 use super::IslandWorld;
-use super::debug::DebugToggles;
+use super::settings::DebugToggles;
 use crate::mesh::lod::{LodMesh, mc_morph_targets, mesh_tile};
-use crate::mesh::{Mesher, Shading, mesh_water_styled};
+use crate::mesh::{Mesher, mesh_water_styled};
 use crate::world::lod::{LodTree, NodeId};
 use crate::world::{ChunkCoord, ChunkData, build_chunk, should_unload};
 use bevy::prelude::*;
@@ -25,29 +25,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// The camera whose position drives streaming.
-#[derive(Component, Debug, Default, Clone, Copy)]
-pub struct Viewer;
-
-/// How node meshes are built: the debug overlays' shading and seam highlight, read from
-/// [`DebugToggles`] (the one source of truth). Changing it rebuilds every resident node.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct MeshStyle {
-    pub shading: Shading,
-    pub highlight_seam: bool,
-}
-
-impl MeshStyle {
-    pub fn of(t: &DebugToggles) -> Self {
-        Self { shading: t.shading, highlight_seam: t.seam_highlight }
-    }
-    /// The debug looks whose water colours are per cell (the seam highlight, normals, materials):
-    /// the water's per-pixel body would paint over them.
-    pub fn colours_water_per_cell(&self) -> bool {
-        self.highlight_seam || self.shading != Shading::Palette
-    }
-}
 
 /// One resident node of the level-of-detail tree.
 #[derive(Component, Debug, Clone)]
@@ -82,29 +59,7 @@ pub struct StaleNodes(pub HashMap<NodeId, Entity>);
 #[derive(Resource, Clone)]
 pub struct Lod(pub Arc<LodTree>);
 
-/// How the server streams.
-#[derive(Resource, Debug, Clone, Copy)]
-pub struct StreamSettings {
-    /// Level of detail on (the quadtree to the horizon) or off (every chunk within the view
-    /// distance at full detail, as before level of detail existed).
-    pub lod: bool,
-    /// With `lod` off: chunks within this distance are resident.
-    pub view_distance_m: f32,
-    /// Build jobs queued or running at once.
-    pub max_in_flight: usize,
-    /// Node replacements per frame (0 = unbounded).
-    pub max_swaps_per_frame: usize,
-}
-
-/// Default view distance with level of detail off: enough to hold a 4 km island (the default
-/// blueprint) whole from the overview, and beyond the shadow reach of SPEC §5.
-pub const DEFAULT_VIEW_DISTANCE_M: f32 = 7000.0;
-
-impl Default for StreamSettings {
-    fn default() -> Self {
-        Self { lod: true, view_distance_m: DEFAULT_VIEW_DISTANCE_M, max_in_flight: 64, max_swaps_per_frame: 64 }
-    }
-}
+pub use super::settings::{DEFAULT_VIEW_DISTANCE_M, MeshStyle, StreamSettings, Viewer};
 
 /// Live numbers for logs and the stats panel.
 #[derive(Resource, Debug, Clone, Default)]
@@ -119,7 +74,8 @@ pub struct WorldStats {
     pub displayed_per_level: Vec<(u32, u64)>,
     /// Terrain triangles of the displayed nodes.
     pub triangles: u64,
-    /// Bytes of the displayed and waiting nodes' GPU buffers (terrain and water).
+    /// Bytes of the displayed and waiting nodes' GPU buffers (terrain and water); counted on the
+    /// render side (`chunks`), which owns the buffers.
     pub gpu_bytes: u64,
     /// Bytes of resident chunk data (level-0 nodes).
     pub resident_bytes: u64,
@@ -521,7 +477,7 @@ fn swap_nodes(
     mut selection: ResMut<Selection>,
     mut index: ResMut<NodeIndex>,
     mut stale: ResMut<StaleNodes>,
-    mut nodes: Query<(Entity, &LodNode, &mut Visibility, Option<&Chunk>, Option<&super::chunks::NodeGpuBytes>)>,
+    mut nodes: Query<(Entity, &LodNode, &mut Visibility, Option<&Chunk>)>,
     viewers: Query<&GlobalTransform, With<Viewer>>,
     mut stats: ResMut<WorldStats>,
 ) {
@@ -563,9 +519,8 @@ fn swap_nodes(
         keep
     });
     let mut per_level = vec![(0u32, 0u64); lod.0.top_level as usize + 1];
-    let mut gpu_per_level = vec![(0u32, 0u64, 0u64); lod.0.top_level as usize + 1];
     let (mut tris, mut chunk_bytes, mut resident_n) = (0u64, 0u64, 0u32);
-    for (e, node, mut vis, chunk, bytes) in &mut nodes {
+    for (e, node, mut vis, chunk) in &mut nodes {
         let fresh = index.0.get(&node.id) == Some(&e);
         if !fresh && stale.0.get(&node.id) != Some(&e) {
             continue;
@@ -582,18 +537,12 @@ fn swap_nodes(
             l.1 += node.triangles as u64;
             tris += node.triangles as u64;
         }
-        let g = &mut gpu_per_level[node.id.level as usize];
-        g.0 += 1;
-        g.1 += bytes.map_or(0, |b| b.terrain);
-        g.2 += bytes.map_or(0, |b| b.water);
         chunk_bytes += chunk.map_or(0, |c| c.data.resident_bytes() as u64);
     }
     stats.nodes_resident = resident_n;
     stats.nodes_displayed = shown_set.len() as u32;
     stats.displayed_per_level = per_level;
     stats.triangles = tris;
-    stats.gpu_bytes = gpu_per_level.iter().map(|l| l.1 + l.2).sum();
-    stats.gpu_bytes_per_level = gpu_per_level;
     stats.resident_bytes = chunk_bytes;
     selection.displayed = shown_set;
 }

@@ -3,7 +3,7 @@
 //! by hand so the result depends on the frame count, never on wall-clock time.
 
 use super::camera::CameraPreset;
-use super::scene::SunSettings;
+use super::settings::SunSettings;
 use super::{IslaScenePlugin, IslandWorld};
 use crate::view::View;
 use anyhow::{Context, bail};
@@ -104,7 +104,7 @@ impl Renderer {
             bail!("shot size {width}×{height} is outside 1..={MAX_SHOT_SIDE}");
         }
         let t = std::time::Instant::now();
-        let toggles = super::debug::DebugToggles::of_view(&view.switches);
+        let toggles = super::settings::DebugToggles::of_view(&view.switches);
         let sun = SunSettings::from(view.sun);
         let mut timings = RenderTimings::default();
         let Self { world, view_distance_m, app, camera: cam_slot, .. } = self;
@@ -129,7 +129,7 @@ impl Renderer {
                 let h = spawn_image_camera(app, cam, width, height);
                 let e = app
                     .world_mut()
-                    .query_filtered::<Entity, With<super::server::Viewer>>()
+                    .query_filtered::<Entity, With<super::settings::Viewer>>()
                     .single(app.world())
                     .context("one viewer")?;
                 *cam_slot = Some((e, (width, height), h.clone()));
@@ -169,16 +169,16 @@ impl Renderer {
 
 /// Set the toggles, sun and level of detail of the next view, touching only what changes (each
 /// change wakes the systems that apply it), and size the cascades afresh.
-fn apply_view_settings(world: &mut World, toggles: super::debug::DebugToggles, sun: SunSettings, lod: bool) {
-    if *world.resource::<super::debug::DebugToggles>() != toggles {
+fn apply_view_settings(world: &mut World, toggles: super::settings::DebugToggles, sun: SunSettings, lod: bool) {
+    if *world.resource::<super::settings::DebugToggles>() != toggles {
         world.insert_resource(toggles);
     }
     let old = *world.resource::<SunSettings>();
     if (old.elevation_deg, old.azimuth_deg) != (sun.elevation_deg, sun.azimuth_deg) {
         world.insert_resource(sun);
     }
-    if world.resource::<super::server::StreamSettings>().lod != lod {
-        world.resource_mut::<super::server::StreamSettings>().lod = lod;
+    if world.resource::<super::settings::StreamSettings>().lod != lod {
+        world.resource_mut::<super::settings::StreamSettings>().lod = lod;
     }
     super::scene::reset_shadow_reach(world);
 }
@@ -206,7 +206,7 @@ fn settle(app: &mut App, at: [f32; 3]) -> anyhow::Result<u32> {
 /// A windowless app with the scene plugins, ready to update by hand.
 pub fn headless_app(
     world: &IslandWorld,
-    toggles: super::debug::DebugToggles,
+    toggles: super::settings::DebugToggles,
     sun: SunSettings,
     lod: bool,
     view_distance_m: f32,
@@ -217,7 +217,7 @@ pub fn headless_app(
 /// [`headless_app`], with `extra` adding plugins before the app is finished.
 pub fn headless_app_with(
     world: &IslandWorld,
-    toggles: super::debug::DebugToggles,
+    toggles: super::settings::DebugToggles,
     sun: SunSettings,
     lod: bool,
     view_distance_m: f32,
@@ -235,7 +235,7 @@ pub fn headless_app_with(
     .insert_resource(toggles)
     // A headless run waits for its nodes anyway: keep many jobs queued so fewer frames are
     // rendered on the way (each frame costs real time on a software renderer).
-    .insert_resource(super::server::StreamSettings {
+    .insert_resource(super::settings::StreamSettings {
         lod,
         view_distance_m,
         max_in_flight: 4096,
@@ -258,7 +258,7 @@ pub fn spawn_image_camera(app: &mut App, cam: impl Bundle, width: u32, height: u
     let mut target = Image::new_target_texture(width, height, TextureFormat::Rgba8UnormSrgb, None);
     target.texture_descriptor.usage |= TextureUsages::COPY_SRC;
     let handle = app.world_mut().resource_mut::<Assets<Image>>().add(target);
-    app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::server::Viewer));
+    app.world_mut().spawn((cam, RenderTarget::Image(handle.clone().into()), Msaa::Off, super::settings::Viewer));
     handle
 }
 

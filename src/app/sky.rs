@@ -16,7 +16,7 @@
 //! Isla adds one thing: just below the horizon (about 3°) the ground fades in from the horizon
 //! colour, so no ground band shows between the far edge of the open sea and the sky.
 
-use super::scene::{Sun, SunSettings, sun_direction};
+use super::settings::{Sun, SunSettings, sun_direction};
 use bevy::camera::visibility::NoFrustumCulling;
 use bevy::light::{NotShadowCaster, NotShadowReceiver};
 use bevy::mesh::MeshVertexBufferLayoutRef;
@@ -172,14 +172,14 @@ impl Plugin for SkyPlugin {
         bevy::shader::load_shader_library!(app, "sky_common.wgsl");
         bevy::asset::embedded_asset!(app, "sky.wgsl");
         app.add_plugins(MaterialPlugin::<SkyMaterial>::default())
-            .init_resource::<super::debug::DebugToggles>()
+            .init_resource::<super::settings::DebugToggles>()
             .insert_resource(ClearColor(Color::srgb(HORIZON[0], HORIZON[1], HORIZON[2])))
             .add_systems(Startup, spawn_sky)
             .add_systems(
                 Update,
                 (
                     follow_sun.run_if(resource_changed::<SunSettings>),
-                    show_sky.run_if(resource_changed::<super::debug::DebugToggles>),
+                    show_sky.run_if(resource_changed::<super::settings::DebugToggles>),
                 )
                     .in_set(super::IslaSet::Apply),
             )
@@ -192,7 +192,7 @@ fn spawn_sky(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<SkyMaterial>>,
     sun: Res<SunSettings>,
-    toggles: Res<super::debug::DebugToggles>,
+    toggles: Res<super::settings::DebugToggles>,
 ) {
     let to_sun = sun_direction(sun.elevation_deg, sun.azimuth_deg);
     let handle = materials.add(SkyMaterial { params: SkyParams::new(to_sun) });
@@ -219,7 +219,7 @@ fn follow_sun(sun: Res<SunSettings>, sky: Option<Res<SkyHandle>>, mut materials:
 }
 
 /// The sky toggle: off shows the clear colour.
-fn show_sky(toggles: Res<super::debug::DebugToggles>, mut dome: Query<&mut Visibility, With<SkyDome>>) {
+fn show_sky(toggles: Res<super::settings::DebugToggles>, mut dome: Query<&mut Visibility, With<SkyDome>>) {
     for mut v in &mut dome {
         *v = if toggles.sky { Visibility::Visible } else { Visibility::Hidden };
     }

@@ -10,7 +10,7 @@
 //! water.
 //! The debug views (seam highlight, normals, materials) keep the per-cell vertex colours.
 
-use super::scene::{SunSettings, sun_direction};
+use super::settings::{SunSettings, sun_direction};
 use super::sky::SkyParams;
 use bevy::pbr::{ExtendedMaterial, MaterialExtension};
 use bevy::prelude::*;
@@ -126,7 +126,7 @@ impl Plugin for WaterMaterialPlugin {
             .add_systems(
                 Update,
                 follow_debug_views
-                    .run_if(resource_exists_and_changed::<super::debug::DebugToggles>)
+                    .run_if(resource_exists_and_changed::<super::settings::DebugToggles>)
                     .in_set(super::IslaSet::Apply),
             );
     }
@@ -142,8 +142,8 @@ fn follow_sun(sun: Res<SunSettings>, mut materials: ResMut<Assets<WaterMaterial>
 
 /// The debug views colour the sheets per cell (the seam highlight, normals, materials): the
 /// per-pixel body would paint over them, so it is off while one is shown.
-fn follow_debug_views(toggles: Res<super::debug::DebugToggles>, mut materials: ResMut<Assets<WaterMaterial>>) {
-    let shading = WaterShading::new(!super::server::MeshStyle::of(&toggles).colours_water_per_cell());
+fn follow_debug_views(toggles: Res<super::settings::DebugToggles>, mut materials: ResMut<Assets<WaterMaterial>>) {
+    let shading = WaterShading::new(!super::settings::MeshStyle::of(&toggles).colours_water_per_cell());
     let stale: Vec<_> = materials.iter().filter(|(_, m)| m.extension.shading != shading).map(|(id, _)| id).collect();
     for id in stale {
         if let Some(mut m) = materials.get_mut(id) {

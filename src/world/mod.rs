@@ -42,6 +42,17 @@ impl WorldSource {
         Self { blueprint, layout, water, roads }
     }
 
+    /// The sea's level in metres: the ocean body's, or the blueprint's sea level without one.
+    pub fn sea_level_m(&self) -> f32 {
+        let p = &self.blueprint.params;
+        self.water.ocean_level_raw.unwrap_or(p.sea_level_raw) * p.metres_per_raw
+    }
+
+    /// The ocean body's level in metres, when the blueprint has an ocean.
+    pub fn ocean_level_m(&self) -> Option<f32> {
+        self.water.ocean_level_raw.map(|o| o * self.blueprint.params.metres_per_raw)
+    }
+
     /// The road carve of a column, when a road reaches it (never on a wet column).
     #[inline]
     fn carve(&self, px: i64, py: i64) -> Option<roads::Carve> {

@@ -1,0 +1,246 @@
+//! The settings the app shares, in one module that imports nothing else from `app`: the view
+//! toggles, the sun, how the world streams, the mesh style, the viewer, and the [`Action`]s keys
+//! and panels send. Every other module reads these; the plugin that owns a part of the scene
+//! applies what changed (SPEC §7: one source of truth).
+
+use crate::mesh::Shading;
+use bevy::prelude::*;
+
+pub use crate::view::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
+
+/// What a key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    // Free camera.
+    Forward,
+    Back,
+    Left,
+    Right,
+    Up,
+    Down,
+    Boost,
+    ToggleGrab,
+    SnapReverse,
+    AxisTop,
+    AxisRight,
+    AxisFront,
+    // Camera presets.
+    Preset(usize),
+    // Sun.
+    SunWest,
+    SunEast,
+    SunLower,
+    SunRaise,
+    // Overlays (toggles of `DebugToggles`).
+    Panel,
+    Wireframe,
+    ChunkBorders,
+    Water,
+    Shadows,
+    Sky,
+    Fog,
+    CycleShading,
+    SeamHighlight,
+    LodColours,
+    Map,
+    // Views.
+    PrintView,
+}
+
+/// Every overlay and view toggle.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct DebugToggles {
+    pub panel: bool,
+    pub wireframe: bool,
+    pub chunk_borders: bool,
+    pub water: bool,
+    pub shadows: bool,
+    pub sky: bool,
+    pub fog: bool,
+    pub shading: Shading,
+    pub seam_highlight: bool,
+    /// Tint every level of detail in its own colour.
+    pub lod_colours: bool,
+    pub map: bool,
+}
+
+impl DebugToggles {
+    /// The state of the toggle `action` flips, in words (for the log).
+    pub fn describe(&self, action: Action) -> String {
+        use Action as A;
+        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        match action {
+            A::Panel => on(self.panel),
+            A::Wireframe => on(self.wireframe),
+            A::ChunkBorders => on(self.chunk_borders),
+            A::Water => on(self.water),
+            A::Shadows => on(self.shadows),
+            A::Sky => on(self.sky),
+            A::Fog => on(self.fog),
+            A::CycleShading => self.shading.name().to_string(),
+            A::SeamHighlight => on(self.seam_highlight),
+            A::LodColours => on(self.lod_colours),
+            A::Map => on(self.map),
+            _ => String::new(),
+        }
+    }
+
+    /// Apply a key's action; actions that are not toggles leave the toggles alone.
+    pub fn apply(&mut self, action: Action) {
+        use Action as A;
+        match action {
+            A::Panel => self.panel = !self.panel,
+            A::Wireframe => self.wireframe = !self.wireframe,
+            A::ChunkBorders => self.chunk_borders = !self.chunk_borders,
+            A::Water => self.water = !self.water,
+            A::Shadows => self.shadows = !self.shadows,
+            A::Sky => self.sky = !self.sky,
+            A::Fog => self.fog = !self.fog,
+            A::CycleShading => {
+                self.shading = match self.shading {
+                    Shading::Palette => Shading::Normals,
+                    Shading::Normals => Shading::Materials,
+                    Shading::Materials => Shading::Palette,
+                }
+            }
+            A::SeamHighlight => self.seam_highlight = !self.seam_highlight,
+            A::LodColours => self.lod_colours = !self.lod_colours,
+            A::Map => self.map = !self.map,
+            _ => {}
+        }
+    }
+}
+
+impl DebugToggles {
+    /// The toggles a view's switches ask for (the panel and the map closed).
+    pub fn of_view(s: &crate::view::Switches) -> Self {
+        Self {
+            shadows: s.shadows,
+            sky: s.sky,
+            water: s.water,
+            fog: s.fog,
+            wireframe: s.wireframe,
+            chunk_borders: s.chunk_borders,
+            shading: s.shading,
+            seam_highlight: s.seam_highlight,
+            lod_colours: s.lod_colours,
+            ..Default::default()
+        }
+    }
+
+    /// The view switches of these toggles (what a view string keeps).
+    pub fn switches(&self) -> crate::view::Switches {
+        crate::view::Switches {
+            shadows: self.shadows,
+            sky: self.sky,
+            water: self.water,
+            fog: self.fog,
+            wireframe: self.wireframe,
+            chunk_borders: self.chunk_borders,
+            seam_highlight: self.seam_highlight,
+            lod_colours: self.lod_colours,
+            shading: self.shading,
+        }
+    }
+}
+
+impl Default for DebugToggles {
+    fn default() -> Self {
+        Self {
+            panel: false,
+            wireframe: false,
+            chunk_borders: false,
+            water: true,
+            shadows: true,
+            sky: true,
+            fog: true,
+            shading: Shading::Palette,
+            seam_highlight: false,
+            lod_colours: false,
+            map: false,
+        }
+    }
+}
+
+/// The camera whose position drives streaming.
+#[derive(Component, Debug, Default, Clone, Copy)]
+pub struct Viewer;
+
+/// How node meshes are built: the debug overlays' shading and seam highlight, read from
+/// [`DebugToggles`] (the one source of truth). Changing it rebuilds every resident node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MeshStyle {
+    pub shading: Shading,
+    pub highlight_seam: bool,
+}
+
+impl MeshStyle {
+    pub fn of(t: &DebugToggles) -> Self {
+        Self { shading: t.shading, highlight_seam: t.seam_highlight }
+    }
+    /// The debug looks whose water colours are per cell (the seam highlight, normals, materials):
+    /// the water's per-pixel body would paint over them.
+    pub fn colours_water_per_cell(&self) -> bool {
+        self.highlight_seam || self.shading != Shading::Palette
+    }
+}
+
+/// How the server streams.
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct StreamSettings {
+    /// Level of detail on (the quadtree to the horizon) or off (every chunk within the view
+    /// distance at full detail, as before level of detail existed).
+    pub lod: bool,
+    /// With `lod` off: chunks within this distance are resident.
+    pub view_distance_m: f32,
+    /// Build jobs queued or running at once.
+    pub max_in_flight: usize,
+    /// Node replacements per frame (0 = unbounded).
+    pub max_swaps_per_frame: usize,
+}
+
+/// Default view distance with level of detail off: enough to hold a 4 km island (the default
+/// blueprint) whole from the overview, and beyond the shadow reach of SPEC §5.
+pub const DEFAULT_VIEW_DISTANCE_M: f32 = 7000.0;
+
+impl Default for StreamSettings {
+    fn default() -> Self {
+        Self { lod: true, view_distance_m: DEFAULT_VIEW_DISTANCE_M, max_in_flight: 64, max_swaps_per_frame: 64 }
+    }
+}
+
+/// Unit vector from the ground towards the sun.
+pub fn sun_direction(elevation_deg: f32, azimuth_deg: f32) -> Vec3 {
+    let (el, az) = (elevation_deg.to_radians(), azimuth_deg.to_radians());
+    // North is −Z, east is +X.
+    Vec3::new(el.cos() * az.sin(), el.sin(), -el.cos() * az.cos()).normalize()
+}
+
+#[derive(Component)]
+pub struct Sun;
+
+/// Settings a shot or the flight can change.
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct SunSettings {
+    pub elevation_deg: f32,
+    pub azimuth_deg: f32,
+}
+
+impl From<crate::view::Sun> for SunSettings {
+    fn from(s: crate::view::Sun) -> Self {
+        Self { elevation_deg: s.elevation_deg, azimuth_deg: s.azimuth_deg }
+    }
+}
+
+impl From<SunSettings> for crate::view::Sun {
+    fn from(s: SunSettings) -> Self {
+        Self { elevation_deg: s.elevation_deg, azimuth_deg: s.azimuth_deg }
+    }
+}
+
+impl Default for SunSettings {
+    fn default() -> Self {
+        Self { elevation_deg: SUN_ELEVATION_DEG, azimuth_deg: SUN_AZIMUTH_DEG }
+    }
+}
+
