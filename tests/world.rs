@@ -595,6 +595,63 @@ mod lod {
         }
     }
 
+    /// How many times each chunk is covered by `nodes` (a partition covers each exactly once).
+    fn coverage(src: &WorldSource, nodes: &[NodeId]) -> Vec<u8> {
+        let n = src.layout.chunks_per_side as usize;
+        let mut cover = vec![0u8; n * n];
+        for id in nodes {
+            let [x0, z0, x1, z1] = id.chunk_rect();
+            for x in x0.max(0)..x1.min(n as i32) {
+                for z in z0.max(0)..z1.min(n as i32) {
+                    cover[x as usize * n + z as usize] += 1;
+                }
+            }
+        }
+        cover
+    }
+
+    /// SPEC §3 "Swaps": while the camera moves and only some of the new target is built, the
+    /// screen is still a partition of the world (no hole, no overlap), shows only built or kept
+    /// nodes, and takes the target exactly once all of it is built. A bounded number of swaps
+    /// a frame keeps more of the old screen, still a partition.
+    #[test]
+    fn the_display_never_opens_a_hole_while_the_target_streams_in() {
+        use isla::world::display::display_set;
+        use std::collections::HashSet;
+        let (src, tree) = default_world();
+        let cams = cameras(src, 24);
+        for pair in cams.windows(2) {
+            let old: Vec<NodeId> = tree.select(pair[0]);
+            let displayed: HashSet<NodeId> = old.iter().copied().collect();
+            let target = tree.select(pair[1]);
+            // Every other node of the new target is built; the old screen is still resident.
+            let built: HashSet<NodeId> = target.iter().copied().step_by(2).chain(old.iter().copied()).collect();
+            let resident = |id: NodeId| built.contains(&id);
+            let shown = display_set(tree, &target, &resident, &resident, &displayed, 0);
+            assert!(coverage(src, &shown).iter().all(|&c| c == 1), "a hole or an overlap while streaming");
+            assert!(shown.iter().all(|id| built.contains(id)), "an unbuilt node is shown");
+            // All built: the target, exactly.
+            let all: HashSet<NodeId> = built.iter().copied().chain(target.iter().copied()).collect();
+            let resident_all = |id: NodeId| all.contains(&id);
+            let shown_all: HashSet<NodeId> =
+                display_set(tree, &target, &resident_all, &resident_all, &displayed, 0).into_iter().collect();
+            assert_eq!(shown_all, target.iter().copied().collect::<HashSet<_>>(), "the built target is shown");
+            // One swap a frame: still a partition; repeated, it reaches the target.
+            let mut screen = displayed.clone();
+            for frame in 0.. {
+                let step = display_set(tree, &target, &resident_all, &resident_all, &screen, 1);
+                assert!(coverage(src, &step).iter().all(|&c| c == 1), "frame {frame}: a hole with one swap a frame");
+                let next: HashSet<NodeId> = step.into_iter().collect();
+                if next == screen {
+                    break;
+                }
+                screen = next;
+                assert!(frame < 4096, "one swap a frame never reaches the target");
+            }
+            assert_eq!(screen, shown_all, "one swap a frame ends at the target");
+        }
+    }
+
     #[test]
     fn a_high_camera_draws_no_full_detail_chunks_and_a_low_one_only_nearby() {
         let (src, tree) = default_world();

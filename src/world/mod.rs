@@ -8,6 +8,7 @@
 
 mod chunk;
 mod column;
+pub mod display;
 mod layout;
 pub mod lod;
 mod material;
