@@ -652,6 +652,27 @@ mod lod {
         }
     }
 
+    /// The coast the camera presets start from: dry ground at the point, the sea one column
+    /// further out, the way out a horizontal unit vector; an island without sea has none.
+    #[test]
+    fn the_coast_is_the_last_dry_column_before_the_sea() {
+        let (src, _) = default_world();
+        let c = isla::world::find_coast(src).expect("the default island has a coast");
+        let col = src.layout.column_m;
+        let at = |k: f32| {
+            let (x, z) = (c.point_m[0] + c.outward[0] * col * k, c.point_m[2] + c.outward[2] * col * k);
+            src.surface_y_m((x / col) as i64, (z / col) as i64)
+        };
+        let sea = src.sea_level_m();
+        assert!(at(0.0) > sea, "the point is dry ({} m, sea {sea} m)", at(0.0));
+        assert!(at(1.0) <= sea, "one column out is the sea ({} m)", at(1.0));
+        let len = (c.outward[0].powi(2) + c.outward[2].powi(2)).sqrt();
+        assert!((len - 1.0).abs() < 1e-5 && c.outward[1] == 0.0, "{:?}", c.outward);
+        let n = (crate::N * crate::N) as usize;
+        let dry = WorldSource::new(Arc::new(isla::blueprint::Blueprint { heights_raw: vec![0.9; n], ..crate::bowl() }));
+        assert_eq!(isla::world::find_coast(&dry), None, "all land: no coast");
+    }
+
     #[test]
     fn a_high_camera_draws_no_full_detail_chunks_and_a_low_one_only_nearby() {
         let (src, tree) = default_world();

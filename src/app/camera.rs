@@ -78,37 +78,13 @@ pub fn look(from: Vec3, at: Vec3) -> Transform {
     Transform::from_translation(from).looking_at(at, up)
 }
 
-
+/// The coast [`crate::world::find_coast`] finds, in the camera's vector type.
 struct Coast {
-    /// World position of the last dry column before the sea (Y = 0).
     point: Vec3,
-    /// Horizontal unit vector from the island towards the sea.
     outward: Vec3,
 }
 
-/// March from the map's centre towards the east-south-east (the overview's side, lit by the
-/// default sun) until the ground drops below the sea; try other bearings if that ray stays dry.
 fn find_coast(src: &WorldSource) -> Option<Coast> {
-    let l = src.layout;
-    let n = l.map_size as i64;
-    let sea = src.sea_level_m();
-    for bearing_deg in [120.0f32, 90.0, 150.0, 60.0, 180.0, 0.0, 210.0, 270.0, 300.0, 330.0, 30.0, 240.0] {
-        let b = bearing_deg.to_radians();
-        let dir = Vec3::new(b.sin(), 0.0, -b.cos());
-        let (cx, cz) = (n as f32 * 0.5, n as f32 * 0.5);
-        let mut was_land = false;
-        for step in 0..(n as usize) {
-            let (px, pz) = ((cx + dir.x * step as f32) as i64, (cz + dir.z * step as f32) as i64);
-            if px < 1 || pz < 1 || px >= n - 1 || pz >= n - 1 {
-                break;
-            }
-            let land = src.surface_y_m(px, pz) > sea;
-            if was_land && !land {
-                let point = Vec3::new(px as f32 * l.column_m, 0.0, pz as f32 * l.column_m) - dir * l.column_m;
-                return Some(Coast { point, outward: dir });
-            }
-            was_land |= land;
-        }
-    }
-    None
+    crate::world::find_coast(src)
+        .map(|c| Coast { point: Vec3::from_array(c.point_m), outward: Vec3::from_array(c.outward) })
 }

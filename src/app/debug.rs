@@ -2,10 +2,10 @@
 //! apply each toggle to the scene. The flight shows them in an egui panel with keys and live
 //! stats ([`DebugPanelPlugin`]); `isla shot` sets them from flags ([`DebugTogglesPlugin`] alone).
 
-pub use super::settings::DebugToggles;
 use super::IslandWorld;
 use super::chunks::{ChunkWaterSheet, LodMaterial, OpenSeaWater, level_tint};
 use super::server::LodNode;
+pub use super::settings::DebugToggles;
 use crate::mesh::Shading;
 use bevy::pbr::wireframe::{WireframeConfig, WireframePlugin};
 use bevy::prelude::*;

@@ -4,8 +4,8 @@
 use super::IslandWorld;
 use super::camera::CameraPreset;
 use super::debug::WireframeSupport;
-use super::settings::DebugToggles;
 use super::server::{Loading, WorldStats};
+use super::settings::DebugToggles;
 use crate::mesh::Shading;
 use bevy::camera_controller::free_camera::FreeCameraState;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};

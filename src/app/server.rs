@@ -16,11 +16,10 @@
 
 use super::IslandWorld;
 use super::settings::DebugToggles;
-use crate::mesh::lod::{LodMesh, mc_morph_targets, mesh_tile};
-use crate::mesh::{Mesher, mesh_water_styled};
+use crate::mesh::lod::{LodMesh, build_node};
 use crate::world::display::display_set;
 use crate::world::lod::{LodTree, NodeId};
-use crate::world::{ChunkCoord, ChunkData, build_chunk, should_unload};
+use crate::world::{ChunkCoord, ChunkData, should_unload};
 use bevy::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -152,38 +151,6 @@ pub fn settled(world: &World, at: [f32; 3]) -> bool {
         && sel.displayed.len() == sel.target.len()
         && b.in_flight.is_empty()
         && stale.0.is_empty()
-}
-
-thread_local! {
-    static MESHER: std::cell::RefCell<Option<Mesher>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Build one node's meshes (and, at level 0, its chunk data). Pure: the same node and style
-/// always give identical buffers.
-pub fn build_node(
-    src: &crate::world::WorldSource,
-    tree: &LodTree,
-    id: NodeId,
-    style: MeshStyle,
-) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
-    let mut mesh = LodMesh::default();
-    if id.level == 0 {
-        let mut data = build_chunk(src, ChunkCoord::new(id.x, id.z));
-        MESHER.with(|m| {
-            let mut m = m.borrow_mut();
-            let mesher = m.get_or_insert_with(|| Mesher::with_shading(style.shading));
-            mesher.shading = style.shading;
-            mesher.mesh_chunk(&data, &mut mesh.terrain);
-        });
-        (mesh.morph, mesh.morph_colors) = mc_morph_targets(src, id, tree.top_level, style.shading, &mesh.terrain);
-        mesh_water_styled(&data, style.highlight_seam, &mut mesh.water);
-        data.release_voxels();
-        let range = data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
-        (mesh, Some(data), range)
-    } else {
-        mesh_tile(src, id, tree.top_level, style.shading, &mut mesh);
-        (mesh, None, tree.height_bounds(id))
-    }
 }
 
 /// Ordering of the server's work within a frame.
@@ -331,7 +298,7 @@ fn schedule_builds(
         builder.in_flight.insert(id);
         rayon::spawn(move || {
             let still = wanted.lock().map(|w| w.contains(&id)).unwrap_or(true);
-            let built = still.then(|| build_node(&src, &tree, id, style));
+            let built = still.then(|| build_node(&src, &tree, id, style.shading, style.highlight_seam));
             let _ = tx.send(BuiltNode { id, style, built });
         });
     }

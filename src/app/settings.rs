@@ -243,4 +243,3 @@ impl Default for SunSettings {
         Self { elevation_deg: SUN_ELEVATION_DEG, azimuth_deg: SUN_AZIMUTH_DEG }
     }
 }
-

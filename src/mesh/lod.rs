@@ -19,8 +19,8 @@
 use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
 use super::palette::cover_colour;
 use super::water::{WaterMesh, water_colour};
-use crate::world::lod::{LevelGrid, NodeId};
-use crate::world::{CHUNK_COLUMNS, Material, WorldSource, road_material_at};
+use crate::world::lod::{LevelGrid, LodTree, NodeId};
+use crate::world::{CHUNK_COLUMNS, ChunkCoord, ChunkData, Material, WorldSource, build_chunk, road_material_at};
 
 /// Buffers of one LOD node: terrain with morph targets, and its water.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -367,5 +367,39 @@ fn mesh_tile_water(
             }
             out.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
         }
+    }
+}
+
+thread_local! {
+    static MESHER: std::cell::RefCell<Option<super::Mesher>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Build one node's meshes (and, at level 0, its chunk data, voxel grids released). Pure: the
+/// same node, shading and seam highlight always give identical buffers, on any thread. The app's
+/// world server runs it on rayon's pool, one job per node.
+pub fn build_node(
+    src: &WorldSource,
+    tree: &LodTree,
+    id: NodeId,
+    shading: Shading,
+    highlight_seam: bool,
+) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
+    let mut mesh = LodMesh::default();
+    if id.level == 0 {
+        let mut data = build_chunk(src, ChunkCoord::new(id.x, id.z));
+        MESHER.with(|m| {
+            let mut m = m.borrow_mut();
+            let mesher = m.get_or_insert_with(|| super::Mesher::with_shading(shading));
+            mesher.shading = shading;
+            mesher.mesh_chunk(&data, &mut mesh.terrain);
+        });
+        (mesh.morph, mesh.morph_colors) = mc_morph_targets(src, id, tree.top_level, shading, &mesh.terrain);
+        super::mesh_water_styled(&data, highlight_seam, &mut mesh.water);
+        data.release_voxels();
+        let range = data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
+        (mesh, Some(data), range)
+    } else {
+        mesh_tile(src, id, tree.top_level, shading, &mut mesh);
+        (mesh, None, tree.height_bounds(id))
     }
 }

@@ -7,6 +7,7 @@
 //! blueprint decides, the world only reads it (plus the one shoreline-seam rule).
 
 mod chunk;
+mod coast;
 mod column;
 pub mod display;
 mod layout;
@@ -17,6 +18,7 @@ mod streaming;
 mod water;
 
 pub use chunk::{ChunkData, ChunkWater, RESIDENT_BYTES_PER_COLUMN, SectionData, build_chunk};
+pub use coast::{Coast, find_coast};
 pub use column::{gradient_of, terrain_gradient, terrain_y_m};
 pub use layout::{CHUNK_COLUMNS, ChunkCoord, FLOOR_Y_M, PADDED, SECTION_VOXELS, WATER_TOP_MARGIN_M, WorldLayout};
 pub use material::{Material, ROCK_SLOPE, material_at, road_material_at, top_material};
