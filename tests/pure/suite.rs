@@ -1,7 +1,7 @@
 //! View strings, suite files and the suite runner, without Bevy: the runner is driven by a
 //! stand-in renderer whose pictures depend on the view the way a real one's do (the sun's height
 //! darkens it, the water switch changes the lower half), so bless, pass and fail are exercised
-//! end to end. The real renderer's suites are in tests/app.rs and tests/screenshots.rs.
+//! end to end. The real renderer's suites are in tests/app/app.rs and tests/app/screenshots.rs.
 
 use isla::compare::{Tolerance, compare};
 use isla::suite::{Pose, Renderer, RunOptions, Suite, SuiteView};

@@ -2,26 +2,8 @@
 //! Vulkan driver, clean refusals of bad input, writes that survive being killed) and the world
 //! server driven headless along a flight path.
 
-use std::path::PathBuf;
+use crate::common::{isla, luma, out_dir, render_shot, repo};
 use std::process::Command;
-
-fn isla() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_isla"))
-}
-
-fn repo(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn out_dir() -> PathBuf {
-    let d = repo("target/test-output");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn luma(p: &image::Rgb<u8>) -> f32 {
-    0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
-}
 
 #[test]
 fn headless_shot_shows_sky_above_lit_terrain() {
@@ -476,21 +458,6 @@ fn a_dry_blueprint_says_nothing_is_wet() {
     let log = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{log}");
     assert!(log.contains("water: nothing is wet (the blueprint has no WBID section)"), "{log}");
-}
-
-/// `isla shot BLUEPRINT` at `size` with `args`, written as `name` under the test output.
-fn render_shot(blueprint: &str, size: (u32, u32), args: &[&str], name: &str) -> image::RgbImage {
-    let out = out_dir().join(name);
-    let (w, h) = (size.0.to_string(), size.1.to_string());
-    let run = isla()
-        .args(["shot", blueprint, "--width", &w, "--height", &h, "--out"])
-        .arg(&out)
-        .args(args)
-        .current_dir(repo(""))
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    image::open(&out).unwrap().to_rgb8()
 }
 
 fn shot(blueprint: &str, preset: &str, extra: &[&str], name: &str) -> image::RgbImage {

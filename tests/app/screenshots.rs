@@ -6,9 +6,10 @@
 //!   chosen are in `tests/screenshots/README.md`.
 //! - On a mismatch the suite's report (actual, reference and a difference heat map side by side)
 //!   is under `target/screenshot-output/SUITE/report.html`, and the failure names it.
-//! - `ISLA_BLESS=1 cargo test --test screenshots` runs the suites with `--bless`. Look at every
+//! - `ISLA_BLESS=1 cargo test --test app screenshots` runs the suites with `--bless`. Look at every
 //!   blessed image before committing it.
 
+use crate::common::{luma, render_shot, repo};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,23 +17,9 @@ const W: u32 = 160;
 const H: u32 = 90;
 const SMALL: &str = "blueprints/small.dat";
 
-fn repo(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
+/// `isla shot` at the references' size.
 fn render(blueprint: &str, args: &[&str], name: &str) -> image::RgbImage {
-    let dir = repo("target/screenshot-output");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join(format!("{name}.png"));
-    let run = Command::new(env!("CARGO_BIN_EXE_isla"))
-        .args(["shot", blueprint, "--width", &W.to_string(), "--height", &H.to_string(), "--out"])
-        .arg(&out)
-        .args(args)
-        .current_dir(repo(""))
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "isla shot {name}: {}", String::from_utf8_lossy(&run.stderr));
-    image::open(&out).unwrap().to_rgb8()
+    render_shot(blueprint, (W, H), args, &format!("{name}.png"))
 }
 
 /// What one run of `isla suite` gave: its exit code, stderr, and `report.json`.
@@ -90,10 +77,6 @@ fn assert_suite_passes(name: &str) {
     for v in r.report["views"].as_array().unwrap() {
         assert_eq!(v["status"], "pass", "{v}");
     }
-}
-
-fn luma(p: &image::Rgb<u8>) -> f32 {
-    0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
 }
 
 const PRESETS: [&str; 4] = ["overview", "coast", "crater", "underwater"];

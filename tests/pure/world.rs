@@ -668,8 +668,11 @@ mod lod {
         assert!(at(1.0) <= sea, "one column out is the sea ({} m)", at(1.0));
         let len = (c.outward[0].powi(2) + c.outward[2].powi(2)).sqrt();
         assert!((len - 1.0).abs() < 1e-5 && c.outward[1] == 0.0, "{:?}", c.outward);
-        let n = (crate::N * crate::N) as usize;
-        let dry = WorldSource::new(Arc::new(isla::blueprint::Blueprint { heights_raw: vec![0.9; n], ..crate::bowl() }));
+        let n = (crate::world::N * crate::world::N) as usize;
+        let dry = WorldSource::new(Arc::new(isla::blueprint::Blueprint {
+            heights_raw: vec![0.9; n],
+            ..crate::world::bowl()
+        }));
         assert_eq!(isla::world::find_coast(&dry), None, "all land: no coast");
     }
 
