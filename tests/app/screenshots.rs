@@ -363,3 +363,46 @@ fn a_malformed_view_string_or_suite_file_is_one_line_and_exit_code_2() {
         assert!(!out.exists(), "nothing is written for a bad suite file");
     }
 }
+
+/// SPEC §8 "Suites", with the real renderer: a new suite has no references (exit 1, every view
+/// `new`, nothing blessed); `--bless` then a plain run both exit 0 with every view `pass` and the
+/// report linking its images; keeping the references, a view turned to `off = ["water"]` and
+/// another to `sun_elevation = 12` fail alone (exit 1).
+#[test]
+fn a_users_suite_blesses_passes_and_fails_only_the_changed_views() {
+    let dir = repo("target/screenshot-output/user-suite");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("island.toml");
+    let text = "blueprint = \"../../../blueprints/small.dat\"\nreferences = \"refs\"\nwidth = 96\nheight = 54\n\
+                [[view]]\nname = \"overview\"\npreset = \"overview\"\n\
+                [[view]]\nname = \"coast\"\npreset = \"coast\"\n\
+                [[view]]\nname = \"harbour\"\nlook_from = [2600, 260, 2700]\nlook_at = [2300, 80, 2300]\n";
+    std::fs::write(&suite, text).unwrap();
+    let out = dir.join("out");
+    let r = run_suite(&suite, &out, &[], &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(["overview", "coast", "harbour"].iter().all(|v| r.status(v) == "new"));
+    assert!(!dir.join("refs").exists(), "nothing is blessed without --bless");
+    for args in [&["--bless"][..], &[][..]] {
+        let r = run_suite(&suite, &out, args, &[]);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(["overview", "coast", "harbour"].iter().all(|v| r.status(v) == "pass"), "{args:?}: {}", r.report);
+        assert_eq!(r.report["passed"], 3);
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for link in html.split("href=\"").skip(1).map(|s| s.split('"').next().unwrap()) {
+        assert!(out.join(link).is_file(), "report.html links {link}, which does not exist");
+    }
+    let changed = text
+        .replace("preset = \"coast\"\n", "preset = \"coast\"\noff = [\"water\"]\n")
+        .replace("look_at = [2300, 80, 2300]\n", "look_at = [2300, 80, 2300]\nsun_elevation = 12\n");
+    std::fs::write(&suite, changed).unwrap();
+    let r = run_suite(&suite, &out, &[], &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        (r.status("overview"), r.status("coast"), r.status("harbour")),
+        ("pass".into(), "fail".into(), "fail".into())
+    );
+    assert!(out.join("coast.diff.png").is_file() && out.join("harbour.diff.png").is_file());
+}
