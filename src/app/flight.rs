@@ -14,8 +14,7 @@ pub struct FlightOptions {
     pub frames: u32,
     pub width: u32,
     pub height: u32,
-    pub lod: bool,
-    pub view_distance_m: f32,
+    pub stream: super::settings::Streaming,
     /// Measure each render pass's GPU time (Bevy's render diagnostics, timestamp queries).
     pub passes: bool,
 }
@@ -125,8 +124,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         &world,
         super::settings::DebugToggles::default(),
         super::settings::SunSettings::default(),
-        opts.lod,
-        opts.view_distance_m,
+        opts.stream,
         move |app| {
             if passes {
                 app.add_plugins(bevy::render::diagnostic::RenderDiagnosticsPlugin);
@@ -144,7 +142,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         opts.frames,
         opts.width,
         opts.height,
-        if opts.lod { "on" } else { "off" }
+        if opts.stream.lod { "on" } else { "off" }
     );
     let cam_entity = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).next();
     let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;

@@ -199,6 +199,20 @@ pub struct StreamSettings {
     pub max_swaps_per_frame: usize,
 }
 
+/// How the world streams as a command asks for it, carried whole from the command line
+/// (`StreamArgs`) to the app: level of detail on or off, and the view distance with it off.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Streaming {
+    pub lod: bool,
+    pub view_distance_m: f32,
+}
+
+impl Default for Streaming {
+    fn default() -> Self {
+        Self { lod: true, view_distance_m: DEFAULT_VIEW_DISTANCE_M }
+    }
+}
+
 /// Default view distance with level of detail off: enough to hold a 4 km island (the default
 /// blueprint) whole from the overview, and beyond the shadow reach of SPEC §5.
 pub const DEFAULT_VIEW_DISTANCE_M: f32 = 7000.0;

@@ -3,7 +3,7 @@
 //! by hand so the result depends on the frame count, never on wall-clock time.
 
 use super::camera::CameraPreset;
-use super::settings::SunSettings;
+use super::settings::{Streaming, SunSettings};
 use super::{IslaScenePlugin, IslandWorld};
 use crate::view::View;
 use anyhow::{Context, bail};
@@ -114,7 +114,8 @@ impl Renderer {
                 app
             }
             None => {
-                let new = headless_app(world, toggles, sun, view.lod, *view_distance_m);
+                let stream = Streaming { lod: view.lod, view_distance_m: *view_distance_m };
+                let new = headless_app(world, toggles, sun, stream);
                 timings.start_s = t.elapsed().as_secs_f64();
                 app.insert(new)
             }
@@ -208,10 +209,9 @@ pub fn headless_app(
     world: &IslandWorld,
     toggles: super::settings::DebugToggles,
     sun: SunSettings,
-    lod: bool,
-    view_distance_m: f32,
+    stream: Streaming,
 ) -> App {
-    headless_app_with(world, toggles, sun, lod, view_distance_m, |_| {})
+    headless_app_with(world, toggles, sun, stream, |_| {})
 }
 
 /// [`headless_app`], with `extra` adding plugins before the app is finished.
@@ -219,8 +219,7 @@ pub fn headless_app_with(
     world: &IslandWorld,
     toggles: super::settings::DebugToggles,
     sun: SunSettings,
-    lod: bool,
-    view_distance_m: f32,
+    stream: Streaming,
     extra: impl FnOnce(&mut App),
 ) -> App {
     let mut app = App::new();
@@ -236,8 +235,8 @@ pub fn headless_app_with(
     // A headless run waits for its nodes anyway: keep many jobs queued so fewer frames are
     // rendered on the way (each frame costs real time on a software renderer).
     .insert_resource(super::settings::StreamSettings {
-        lod,
-        view_distance_m,
+        lod: stream.lod,
+        view_distance_m: stream.view_distance_m,
         max_in_flight: 4096,
         max_swaps_per_frame: 0,
     })

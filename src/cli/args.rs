@@ -60,6 +60,16 @@ pub struct StreamArgs {
     pub view_distance: f32,
 }
 
+impl StreamArgs {
+    /// The settings whole, level of detail on unless `--lod off`.
+    pub fn streaming(&self) -> isla::app::settings::Streaming {
+        isla::app::settings::Streaming {
+            lod: self.lod.is_none_or(|l| l.enabled()),
+            view_distance_m: self.view_distance,
+        }
+    }
+}
+
 impl Default for StreamArgs {
     fn default() -> Self {
         Self { lod: None, view_distance: isla::app::server::DEFAULT_VIEW_DISTANCE_M }

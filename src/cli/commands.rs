@@ -283,8 +283,7 @@ pub fn flight(a: FlightArgs) -> Outcome {
         frames: a.frames,
         width: a.width,
         height: a.height,
-        lod: a.stream.lod.is_none_or(|l| l.enabled()),
-        view_distance_m: a.stream.view_distance,
+        stream: a.stream.streaming(),
         passes: a.passes,
     };
     let report = isla::app::flight::run(world_of(bp, &path), &opts)?;
