@@ -15,6 +15,7 @@ mod biomes;
 pub mod crater;
 pub mod curve;
 pub mod erosion;
+mod grid;
 pub mod rivers;
 pub mod roads;
 mod shape;

@@ -44,19 +44,8 @@ use crate::blueprint::{
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Neighbour order is fixed: it is the deterministic tie-break everywhere below.
-const DX: [i64; 8] = [-1, -1, -1, 0, 0, 1, 1, 1];
-const DY: [i64; 8] = [-1, 0, 1, -1, 1, -1, 0, 1];
-const DIST: [f32; 8] = [
-    std::f32::consts::SQRT_2,
-    1.0,
-    std::f32::consts::SQRT_2,
-    1.0,
-    1.0,
-    std::f32::consts::SQRT_2,
-    1.0,
-    std::f32::consts::SQRT_2,
-];
+// Neighbour order is fixed (`grid`): it is the deterministic tie-break everywhere below.
+use super::grid::{DIST, DX, DY, neighbour};
 
 /// A filled depression at least this deep (and large) is a terminal basin, not a pit.
 pub const ENDO_MIN_DEPTH_M: f32 = 2.0;
@@ -432,11 +421,6 @@ impl Drainage {
         let (x, y) = ((i / n) as i64 + DX[k], (i % n) as i64 + DY[k]);
         Some(x as usize * n + y as usize)
     }
-}
-
-fn neighbour(i: usize, n: usize, k: usize) -> Option<usize> {
-    let (x, y) = ((i / n) as i64 + DX[k], (i % n) as i64 + DY[k]);
-    (x >= 0 && y >= 0 && x < n as i64 && y < n as i64).then(|| x as usize * n + y as usize)
 }
 
 /// `route_h` (the routing heights of [`routing_surface`]) becomes the filled routing surface.

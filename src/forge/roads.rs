@@ -31,8 +31,7 @@ const STEEP_WEIGHT: f32 = 40.0;
 const TURN_M: f32 = 6.0;
 const BRIDGE_FACTOR: f32 = 8.0;
 
-const DX: [i64; 8] = [-1, -1, -1, 0, 0, 1, 1, 1];
-const DY: [i64; 8] = [-1, 0, 1, -1, 1, -1, 0, 1];
+use super::grid::{DX, DY};
 
 /// What the road stage reads besides the maps: the site, and where the river bodies start.
 pub struct Inputs<'a> {
@@ -106,9 +105,7 @@ impl Grid {
     }
 
     fn neighbour(&self, c: usize, k: usize) -> Option<usize> {
-        let (x, y) = ((c / self.side) as i64 + DX[k], (c % self.side) as i64 + DY[k]);
-        let s = self.side as i64;
-        (x >= 0 && y >= 0 && x < s && y < s).then(|| x as usize * self.side + y as usize)
+        super::grid::neighbour(c, self.side, k)
     }
 }
 
