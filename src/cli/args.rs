@@ -111,6 +111,14 @@ pub struct FlyArgs {
     #[arg(long)]
     pub map: bool,
     #[command(flatten)]
+    pub scene: SceneArgs,
+}
+
+/// What a rendering command shows: where the camera is, the view switches and the sun, and how
+/// the world streams. Flattened whole into `fly` and `shot`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct SceneArgs {
+    #[command(flatten)]
     pub camera: CameraArgs,
     #[command(flatten)]
     pub view: ViewArgs,
@@ -121,16 +129,7 @@ pub struct FlyArgs {
 impl Default for FlyArgs {
     /// `isla` with no arguments: fly over the default island with the defaults of the flags.
     fn default() -> Self {
-        Self {
-            blueprint: None,
-            frames: None,
-            screenshot: None,
-            panel: false,
-            map: false,
-            camera: CameraArgs::default(),
-            view: ViewArgs::default(),
-            stream: StreamArgs::default(),
-        }
+        Self { blueprint: None, frames: None, screenshot: None, panel: false, map: false, scene: SceneArgs::default() }
     }
 }
 
@@ -215,11 +214,7 @@ pub struct ShotArgs {
     #[arg(long, default_value_t = 270, value_parser = shot_side)]
     pub height: u32,
     #[command(flatten)]
-    pub camera: CameraArgs,
-    #[command(flatten)]
-    pub view: ViewArgs,
-    #[command(flatten)]
-    pub stream: StreamArgs,
+    pub scene: SceneArgs,
 }
 
 #[derive(Args)]

@@ -1,9 +1,7 @@
 //! One function per command. Each takes its parsed arguments (already range-checked by
 //! [`super::args`]) and calls the library; the printing of `info` and `chunk` lives here too.
 
-use super::args::{
-    CameraArgs, ChunkArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, ShotArgs, StreamArgs, SuiteArgs, ViewArgs,
-};
+use super::args::{ChunkArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, SceneArgs, ShotArgs, SuiteArgs};
 use super::{BadInput, Failure, bad};
 use anyhow::Context;
 use isla::app::IslandWorld;
@@ -35,14 +33,14 @@ pub fn fly(a: FlyArgs) -> Outcome {
     let path = a.blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
     let (bp, path) = load(&path)?;
     let world = world_of(bp, &path);
-    let view = view_of(&world, &a.camera, &a.view, &a.stream)?;
+    let view = view_of(&world, &a.scene)?;
     let toggles = DebugToggles { panel: a.panel, map: a.map, ..DebugToggles::of_view(&view.switches) };
     let opts = isla::app::fly::FlyOptions {
         exit_after_frames: a.frames,
         screenshot: a.screenshot,
         view,
         toggles,
-        view_distance_m: a.stream.view_distance,
+        view_distance_m: a.scene.stream.view_distance,
     };
     let exit = isla::app::fly::run(world, opts);
     Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -50,13 +48,9 @@ pub fn fly(a: FlyArgs) -> Outcome {
 
 /// The whole view the camera, view and stream flags ask for on `world`: the view string (or the
 /// preset's or explicit pose with the defaults), refined by every flag given.
-fn view_of(
-    world: &IslandWorld,
-    cam: &CameraArgs,
-    v: &ViewArgs,
-    stream: &StreamArgs,
-) -> Result<isla::view::View, BadInput> {
+fn view_of(world: &IslandWorld, scene: &SceneArgs) -> Result<isla::view::View, BadInput> {
     use isla::view::{Sun, Switches, View};
+    let (cam, v, stream) = (&scene.camera, &scene.view, &scene.stream);
     let mut view = match (cam.view, cam.look_from.zip(cam.look_at)) {
         (Some(view), _) => view,
         (None, Some((from, at))) => {
@@ -136,14 +130,15 @@ pub fn info(a: InfoArgs) -> Outcome {
 pub fn shot(a: ShotArgs) -> Outcome {
     let (bp, path) = load(&a.blueprint)?;
     let world = world_of(bp, &path);
-    let view = view_of(&world, &a.camera, &a.view, &a.stream)?;
-    let what = match (a.camera.view.is_some(), a.camera.look_from.is_some()) {
+    let view = view_of(&world, &a.scene)?;
+    let cam = &a.scene.camera;
+    let what = match (cam.view.is_some(), cam.look_from.is_some()) {
         (true, _) => "view string".to_string(),
         (_, true) => "explicit camera".to_string(),
-        _ => a.camera.preset.unwrap_or_default().name().to_string(),
+        _ => cam.preset.unwrap_or_default().name().to_string(),
     };
     let t = std::time::Instant::now();
-    let mut renderer = isla::app::shot::Renderer::new(world, a.stream.view_distance);
+    let mut renderer = isla::app::shot::Renderer::new(world, a.scene.stream.view_distance);
     let img = renderer.render(&view, a.width, a.height)?;
     isla::app::shot::save_png(&img, &a.out)?;
     eprintln!(
