@@ -32,6 +32,8 @@ pub const DEFAULT_WIDTH: u32 = 960;
 pub const DEFAULT_HEIGHT: u32 = 540;
 /// Largest frame side a suite may ask for (the renderer's own limit).
 pub const MAX_SIDE: u32 = 8192;
+/// Largest suite file read (a suite of thousands of views is a few hundred KiB).
+pub const MAX_SUITE_BYTES: u64 = 4 << 20;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -151,6 +153,10 @@ impl Suite {
     /// problem. Paths in the file are relative to the file's folder.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
         let shown = path.display().to_string();
+        let len = std::fs::metadata(path).map_err(|e| SuiteError(format!("{shown}: cannot read: {e}")))?.len();
+        if len > MAX_SUITE_BYTES {
+            return Err(SuiteError(format!("{shown}: {len} bytes; a suite file is at most {MAX_SUITE_BYTES}")));
+        }
         let text = std::fs::read_to_string(path).map_err(|e| SuiteError(format!("{shown}: cannot read: {e}")))?;
         Self::parse(path, &text)
     }
@@ -484,6 +490,17 @@ fn verdict(
             Status::New,
             Some(format!("no reference {}; bless with --bless after looking", ref_path.display())),
         ));
+    }
+    // The header first: a reference of another size fails without being decoded (a corrupt or
+    // hostile file never makes the runner allocate more than the render it is compared with).
+    match image::image_dimensions(ref_path) {
+        Ok(d) if d != actual.dimensions() => {
+            let ((rw, rh), (aw, ah)) = (d, actual.dimensions());
+            r.files.reference = Some(ref_path.to_path_buf());
+            return Ok((Status::Fail, Some(format!("the reference is {rw}×{rh}, the render {aw}×{ah}"))));
+        }
+        Ok(_) => {}
+        Err(e) => return Ok((Status::Error, Some(format!("cannot read the reference {}: {e}", ref_path.display())))),
     }
     let reference = match image::open(ref_path) {
         Ok(i) => i.to_rgb8(),

@@ -334,3 +334,23 @@ fn the_metric_passes_the_same_frame_and_refuses_a_colour_change() {
     assert!(m.failure(&tol).unwrap().contains("changed colour"));
     assert!(compare(&a, &image::RgbImage::new(10, 10), &tol).is_err(), "sizes differ");
 }
+
+#[test]
+fn a_corrupt_reference_is_an_error_and_an_oversized_suite_file_is_refused() {
+    let dir = scratch("corrupt");
+    let p = write_suite(&dir, GOOD);
+    run(&p, true);
+    std::fs::write(dir.join("refs/harbour.png"), b"\x89PNG\r\n\x1a\nnot really").unwrap();
+    let (r, json, _) = run(&p, false);
+    assert_eq!((r.exit_code(), r.errors), (1, 1));
+    let h = json["views"].as_array().unwrap().iter().find(|v| v["name"] == "harbour").unwrap().clone();
+    assert_eq!(h["status"], "error");
+    assert!(h["message"].as_str().unwrap().contains("cannot read the reference"), "{h}");
+    // --bless rewrites it.
+    let (r, _, _) = run(&p, true);
+    assert_eq!(r.exit_code(), 0);
+    let big = dir.join("big.toml");
+    std::fs::write(&big, vec![b'#'; (isla::suite::MAX_SUITE_BYTES + 1) as usize]).unwrap();
+    let e = Suite::load(&big).unwrap_err().to_string();
+    assert!(e.contains("big.toml") && e.contains("at most"), "{e}");
+}
