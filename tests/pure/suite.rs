@@ -46,6 +46,10 @@ fn a_view_string_round_trips_to_the_same_floats() {
 fn keys_may_come_in_any_order_and_defaults_are_left_out() {
     let v: View = "isla:v1;at=1,2,3;from=4,5,6".parse().unwrap();
     assert_eq!(v.to_string(), "isla:v1;from=4,5,6;at=1,2,3;sun=38,45");
+    // Spelled-out defaults read as the defaults and are left out of the canonical form.
+    let v: View = "isla:v1;from=4,5,6;at=1,2,3;sun=38,45;lod=on;shading=palette;off=;on=".parse().unwrap();
+    assert!(v.lod && v.switches == isla::view::Switches::default());
+    assert_eq!(v.to_string(), "isla:v1;from=4,5,6;at=1,2,3;sun=38,45");
 }
 
 #[test]

@@ -652,28 +652,61 @@ mod lod {
         }
     }
 
-    /// The coast the camera presets start from: dry ground at the point, the sea one column
-    /// further out, the way out a horizontal unit vector; an island without sea has none.
+    /// Frames from `old` until the screen stops changing, with at most `max_swaps` replacements a
+    /// frame, every one a partition; and the screen it ends at.
+    fn frames_to_target(
+        src: &WorldSource,
+        tree: &LodTree,
+        old: &std::collections::HashSet<NodeId>,
+        target: &[NodeId],
+        resident: &dyn Fn(NodeId) -> bool,
+        max_swaps: usize,
+    ) -> (u32, std::collections::HashSet<NodeId>) {
+        use std::collections::HashSet;
+        let mut screen = old.clone();
+        let mut frames = 0;
+        loop {
+            let step = isla::world::display::display_set(tree, target, resident, resident, &screen, max_swaps);
+            assert!(coverage(src, &step).iter().all(|&c| c == 1), "a hole with {max_swaps} swaps a frame");
+            let next: HashSet<NodeId> = step.into_iter().collect();
+            if next == screen {
+                return (frames, next);
+            }
+            screen = next;
+            frames += 1;
+            assert!(frames < 4096, "{max_swaps} swaps a frame never reach the target");
+        }
+    }
+
+    /// SPEC §3 "Swaps": at most `max_swaps` regions are replaced a frame. With all of the target
+    /// built but one node, the root cannot be swapped whole, so the change is many regions:
+    /// unbounded, they all come on in one frame; with one swap a frame most camera changes take
+    /// several frames, with two never more than with one and sometimes fewer — and every budget
+    /// ends at the same screen.
     #[test]
-    fn the_coast_is_the_last_dry_column_before_the_sea() {
-        let (src, _) = default_world();
-        let c = isla::world::find_coast(src).expect("the default island has a coast");
-        let col = src.layout.column_m;
-        let at = |k: f32| {
-            let (x, z) = (c.point_m[0] + c.outward[0] * col * k, c.point_m[2] + c.outward[2] * col * k);
-            src.surface_y_m((x / col) as i64, (z / col) as i64)
-        };
-        let sea = src.sea_level_m();
-        assert!(at(0.0) > sea, "the point is dry ({} m, sea {sea} m)", at(0.0));
-        assert!(at(1.0) <= sea, "one column out is the sea ({} m)", at(1.0));
-        let len = (c.outward[0].powi(2) + c.outward[2].powi(2)).sqrt();
-        assert!((len - 1.0).abs() < 1e-5 && c.outward[1] == 0.0, "{:?}", c.outward);
-        let n = (crate::world::N * crate::world::N) as usize;
-        let dry = WorldSource::new(Arc::new(isla::blueprint::Blueprint {
-            heights_raw: vec![0.9; n],
-            ..crate::world::bowl()
-        }));
-        assert_eq!(isla::world::find_coast(&dry), None, "all land: no coast");
+    fn the_swap_budget_bounds_the_replacements_a_frame() {
+        use std::collections::HashSet;
+        let (src, tree) = default_world();
+        let (mut slower, mut faster, mut pairs) = (0, 0, 0);
+        for pair in cameras(src, 24).windows(2) {
+            let old: HashSet<NodeId> = tree.select(pair[0]).into_iter().collect();
+            let target = tree.select(pair[1]);
+            let missing = target.iter().copied().find(|n| !old.contains(n));
+            let all: HashSet<NodeId> =
+                old.iter().copied().chain(target.iter().copied().filter(|n| Some(*n) != missing)).collect();
+            let resident = |id: NodeId| all.contains(&id);
+            let (unbounded, end) = frames_to_target(src, tree, &old, &target, &resident, 0);
+            assert!(unbounded <= 1, "unbounded swaps take {unbounded} frames");
+            let (one, end_one) = frames_to_target(src, tree, &old, &target, &resident, 1);
+            let (two, end_two) = frames_to_target(src, tree, &old, &target, &resident, 2);
+            assert!(end_one == end && end_two == end, "the swap budget changes where the screen ends");
+            assert!(two <= one, "two swaps a frame ({two} frames) slower than one ({one})");
+            pairs += 1;
+            slower += (one > 1) as u32;
+            faster += (two < one) as u32;
+        }
+        assert!(slower * 2 > pairs, "one swap a frame took several frames in only {slower} of {pairs} changes");
+        assert!(faster > 0, "two swaps a frame were never faster than one");
     }
 
     #[test]
