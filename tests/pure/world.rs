@@ -630,6 +630,21 @@ mod lod {
             let shown = display_set(tree, &target, &resident, &resident, &displayed, 0);
             assert!(coverage(src, &shown).iter().all(|&c| c == 1), "a hole or an overlap while streaming");
             assert!(shown.iter().all(|id| built.contains(id)), "an unbuilt node is shown");
+            // Coarser nodes still resident from before (built, no longer on screen, not yet
+            // unloaded) are never brought back: only what was on screen or is wanted shows.
+            let mut stale: HashSet<NodeId> = built.clone();
+            for id in &old {
+                let mut n = *id;
+                while n.level < tree.top_level {
+                    n = n.parent();
+                    stale.insert(n);
+                }
+            }
+            let kept = |id: NodeId| stale.contains(&id);
+            let shown = display_set(tree, &target, &resident, &kept, &displayed, 0);
+            assert!(coverage(src, &shown).iter().all(|&c| c == 1), "a hole or an overlap with stale nodes resident");
+            let wanted: HashSet<NodeId> = displayed.iter().chain(&target).copied().collect();
+            assert!(shown.iter().all(|id| wanted.contains(id)), "a node neither on screen nor wanted came back");
             // All built: the target, exactly.
             let all: HashSet<NodeId> = built.iter().copied().chain(target.iter().copied()).collect();
             let resident_all = |id: NodeId| all.contains(&id);
