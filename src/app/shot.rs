@@ -12,7 +12,6 @@ use bevy::camera::RenderTarget;
 use bevy::prelude::*;
 use bevy::render::RenderPlugin;
 use bevy::render::render_resource::{TextureFormat, TextureUsages};
-use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use std::path::Path;
@@ -78,11 +77,6 @@ pub struct Renderer {
 impl Renderer {
     pub fn new(world: IslandWorld, view_distance_m: f32) -> Self {
         Self { world, view_distance_m, app: None, camera: None, timings: RenderTimings::default() }
-    }
-
-    /// The world being rendered.
-    pub fn world(&self) -> &IslandWorld {
-        &self.world
     }
 
     /// The whole view a preset gives on this world, with the given sun, switches and level of
@@ -312,23 +306,6 @@ pub fn read_back(app: &mut App, handle: Handle<Image>, width: u32, height: u32) 
         out.extend_from_slice(&data[y * stride..y * stride + row]);
     }
     Ok(out)
-}
-
-/// Capture the next frame rendered into `handle` as RGBA8 bytes.
-pub fn capture(app: &mut App, handle: Handle<Image>) -> anyhow::Result<Vec<u8>> {
-    let captured: Arc<Mutex<Option<Image>>> = Arc::default();
-    let sink = captured.clone();
-    app.world_mut().spawn(Screenshot::image(handle)).observe(move |ev: On<ScreenshotCaptured>| {
-        *sink.lock().expect("capture lock") = Some(ev.image.clone());
-    });
-    for _ in 0..30 {
-        app.update();
-        if captured.lock().expect("capture lock").is_some() {
-            break;
-        }
-    }
-    let img = captured.lock().expect("capture lock").take().context("the renderer never delivered the frame")?;
-    img.data.context("captured frame has no pixel data")
 }
 
 /// What one view draws: meshes, terrain nodes, water sheets, terrain triangles, and per level
