@@ -32,12 +32,8 @@ impl CameraPreset {
                 (eye, Vec3::new(c.point.x, sea + 10.0, c.point.z) - c.outward * 80.0)
             }
             CameraPreset::Crater => {
-                let p = &src.blueprint.params;
-                if p.crater_radius <= 0.0 {
-                    return CameraPreset::Coast.pose(src);
-                }
-                let r = p.crater_radius * layout.column_m;
-                let c = Vec3::new(p.crater_x * layout.column_m, src.sea_level_m(), p.crater_y * layout.column_m);
+                let Some(([cx, cz], r)) = src.crater_m() else { return CameraPreset::Coast.pose(src) };
+                let c = Vec3::new(cx, src.sea_level_m(), cz);
                 // From the island's side of the crater, so the bay and the open sea beyond it show.
                 let inward = Vec3::new(centre.x - c.x, 0.0, centre.z - c.z).normalize_or(Vec3::X);
                 (c + inward * (1.6 * r) + Vec3::Y * (1.3 * r).max(80.0), c - inward * (0.2 * r))

@@ -215,7 +215,7 @@ fn create_materials(
     toggles: Option<Res<super::settings::DebugToggles>>,
 ) {
     let tint_on = toggles.is_some_and(|t| t.lod_colours);
-    let snow_line = crate::mesh::palette::snow_line_m(&world.source.blueprint);
+    let snow_line = world.source.snow_line_m();
     let ambient = super::scene::hemisphere_ambient();
     let levels = (0..=lod.0.top_level)
         .map(|l| {
@@ -420,7 +420,7 @@ fn spawn_bridges(
 
 /// Mean rendered height of the map's border columns.
 fn border_floor_m(src: &crate::world::WorldSource) -> f32 {
-    let n = src.blueprint.map_size as i64;
+    let n = src.layout.map_size as i64;
     let mut sum = 0.0;
     for i in 0..n {
         for (x, y) in [(i, 0), (i, n - 1), (0, i), (n - 1, i)] {

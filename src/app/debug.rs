@@ -23,8 +23,8 @@ pub struct DebugTogglesPlugin;
 
 impl Plugin for DebugTogglesPlugin {
     fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
         app.add_plugins(WireframePlugin::default())
-            .init_resource::<DebugToggles>()
             .init_resource::<WireframeSupport>()
             .add_systems(Startup, detect_wireframe_support)
             .add_systems(

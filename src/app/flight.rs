@@ -96,7 +96,7 @@ pub fn key_poses(world: &IslandWorld) -> Vec<Transform> {
     let l = src.layout;
     let extent = l.map_size as f32 * l.column_m;
     let centre = Vec3::new(extent * 0.5, 0.0, extent * 0.5);
-    let max_h = src.blueprint.heights_raw.iter().copied().fold(0.0f32, f32::max) * src.blueprint.params.metres_per_raw;
+    let max_h = src.max_height_m();
     let coast = CameraPreset::Coast.transform(src);
     let spine_eye = centre + Vec3::new(0.0, max_h + 250.0, extent * 0.08);
     let spine = Transform::from_translation(spine_eye).looking_at(centre - Vec3::new(0.0, 0.0, extent * 0.25), Vec3::Y);

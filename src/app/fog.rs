@@ -8,8 +8,8 @@ pub struct FogPlugin;
 
 impl Plugin for FogPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<super::settings::DebugToggles>()
-            .add_systems(Update, underwater_fog.in_set(super::IslaSet::Apply));
+        super::settings::ensure(app);
+        app.add_systems(Update, underwater_fog.in_set(super::IslaSet::Apply));
     }
 }
 

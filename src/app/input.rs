@@ -146,32 +146,44 @@ pub fn help_rows() -> Vec<String> {
     KEY_TABLE.iter().map(|b| format!("| {} | {} |", b.label, b.what)).collect()
 }
 
-/// The flight's key systems: overlay toggles, camera presets, the sun. They run first in the
-/// frame ([`super::IslaSet::Input`]); what they change is applied by the plugins that own it.
+/// The flight's keys: they send [`Action`] messages first in the frame
+/// ([`super::IslaSet::Input`]), before [`super::settings::apply_actions`] applies them. This
+/// plugin also owns what the actions do to the camera (presets) and the view string.
 pub struct InputPlugin;
 
 impl Plugin for InputPlugin {
     fn build(&self, app: &mut App) {
-        app.add_message::<ViewRequested>()
-            .add_systems(Update, (toggle_keys, preset_keys, sun_keys, view_key).in_set(super::IslaSet::Input))
-            .add_systems(Update, print_view.run_if(on_message::<ViewRequested>).in_set(super::IslaSet::Apply));
+        super::settings::ensure(app);
+        app.add_systems(Update, send_key_actions.before(super::settings::apply_actions).in_set(super::IslaSet::Input))
+            .add_systems(Update, (jump_to_preset, print_view).in_set(super::IslaSet::Apply));
     }
 }
 
-/// Someone asked for the current view string (the V key, the panel's button).
-#[derive(Message, Debug, Clone, Copy)]
-pub struct ViewRequested;
-
-fn view_key(
+/// Keys send their actions, unless a panel has the keyboard: a press once, the sun's keys every
+/// frame they are held. A toggle's new state is logged as the key's line.
+fn send_key_actions(
     keys: Res<ButtonInput<KeyCode>>,
+    toggles: Res<super::settings::DebugToggles>,
     wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
-    mut out: MessageWriter<ViewRequested>,
+    mut out: MessageWriter<Action>,
 ) {
     if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
         return;
     }
-    if keys.just_pressed(key_of(Action::PrintView)) {
-        out.write(ViewRequested);
+    const SUN: [Action; 4] = [Action::SunEast, Action::SunWest, Action::SunRaise, Action::SunLower];
+    let mut t = *toggles;
+    for action in just_pressed(&keys).filter(|a| !SUN.contains(a)) {
+        let before = t;
+        t.apply(action);
+        if t != before {
+            info!("input: {} ({}) → {}", binding(action).label, binding(action).what, t.describe(action));
+        }
+        out.write(action);
+    }
+    for action in SUN {
+        if keys.pressed(key_of(action)) {
+            out.write(action);
+        }
     }
 }
 
@@ -197,50 +209,30 @@ pub fn current_view(
     }
 }
 
-/// Print the current view string on stdout and in the log, once per request.
+/// Print the current view string on stdout and in the log, once per [`Action::PrintView`].
 fn print_view(
-    mut requests: MessageReader<ViewRequested>,
+    mut actions: MessageReader<Action>,
     cams: Query<&Transform, With<crate::app::settings::Viewer>>,
     sun: Res<crate::app::settings::SunSettings>,
     toggles: Res<crate::app::settings::DebugToggles>,
     settings: Res<crate::app::settings::StreamSettings>,
 ) {
-    requests.clear();
+    if !actions.read().any(|a| *a == Action::PrintView) {
+        return;
+    }
     let Some(cam) = cams.iter().next() else { return };
     let view = current_view(cam, &sun, &toggles, settings.lod);
     println!("view: {view}");
     info!("view: {view}");
 }
 
-/// Overlay keys flip their toggle, unless a panel has the keyboard.
-fn toggle_keys(
-    keys: Res<ButtonInput<KeyCode>>,
-    mut t: ResMut<super::settings::DebugToggles>,
-    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
-) {
-    if wants.is_some_and(|w| w.wants_any_keyboard_input()) {
-        return;
-    }
-    let mut n = *t;
-    for action in just_pressed(&keys) {
-        let before = n;
-        n.apply(action);
-        if n != before {
-            info!("input: {} ({}) → {}", binding(action).label, binding(action).what, n.describe(action));
-        }
-    }
-    if n != *t {
-        *t = n;
-    }
-}
-
-/// Keys 1–4 jump to the camera presets (overview, coast, crater, underwater).
-pub fn preset_keys(
-    keys: Res<ButtonInput<KeyCode>>,
+/// [`Action::Preset`] (keys 1–4, the panel's buttons) moves the camera to that preset.
+fn jump_to_preset(
+    mut actions: MessageReader<Action>,
     world: Res<crate::app::IslandWorld>,
     mut cams: Query<(&mut Transform, &mut bevy::camera_controller::free_camera::FreeCameraState), With<Camera3d>>,
 ) {
-    let Some(i) = just_pressed(&keys).find_map(|a| if let Action::Preset(i) = a { Some(i) } else { None }) else {
+    let Some(i) = actions.read().filter_map(|a| if let Action::Preset(i) = a { Some(*i) } else { None }).last() else {
         return;
     };
     let preset = crate::app::camera::CameraPreset::ALL[i];
@@ -252,23 +244,4 @@ pub fn preset_keys(
         state.velocity = Vec3::ZERO;
     }
     info!("camera: preset {}", preset.name());
-}
-
-/// Degrees the sun moves per second while its keys are held.
-const SUN_DEG_PER_S: f32 = 30.0;
-
-/// `[` / `]` turn the sun's azimuth, `-` / `=` lower and raise it; the sky follows.
-pub fn sun_keys(keys: Res<ButtonInput<KeyCode>>, time: Res<Time>, mut sun: ResMut<crate::app::settings::SunSettings>) {
-    let step = SUN_DEG_PER_S * time.delta_secs();
-    let mut s = *sun;
-
-    let held = |a: Action| if keys.pressed(key_of(a)) { step } else { 0.0 };
-    s.azimuth_deg += held(Action::SunEast) - held(Action::SunWest);
-    s.elevation_deg += held(Action::SunRaise) - held(Action::SunLower);
-    s.elevation_deg = s.elevation_deg.clamp(2.0, 89.0);
-    s.azimuth_deg = s.azimuth_deg.rem_euclid(360.0);
-    if s.elevation_deg == sun.elevation_deg && s.azimuth_deg == sun.azimuth_deg {
-        return;
-    }
-    *sun = s;
 }

@@ -5,9 +5,8 @@ use super::IslandWorld;
 use super::camera::CameraPreset;
 use super::debug::WireframeSupport;
 use super::server::{Loading, WorldStats};
-use super::settings::DebugToggles;
+use super::settings::{Action, DebugToggles};
 use crate::mesh::Shading;
-use bevy::camera_controller::free_camera::FreeCameraState;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
@@ -16,6 +15,7 @@ pub struct DebugPanelPlugin;
 
 impl Plugin for DebugPanelPlugin {
     fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
         if !app.is_plugin_added::<FrameTimeDiagnosticsPlugin>() {
             app.add_plugins(FrameTimeDiagnosticsPlugin::default());
         }
@@ -26,7 +26,10 @@ impl Plugin for DebugPanelPlugin {
 }
 
 /// Input over a panel goes to the panel, never to the camera.
-fn gate_camera_input(wants: Option<Res<bevy_egui::input::EguiWantsInput>>, mut cams: Query<&mut FreeCameraState>) {
+fn gate_camera_input(
+    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    mut cams: Query<&mut bevy::camera_controller::free_camera::FreeCameraState>,
+) {
     let busy = wants.is_some_and(|w| w.wants_any_pointer_input() || w.wants_any_keyboard_input());
     for mut s in &mut cams {
         if s.enabled == busy {
@@ -35,77 +38,31 @@ fn gate_camera_input(wants: Option<Res<bevy_egui::input::EguiWantsInput>>, mut c
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn panel_ui(
     mut contexts: EguiContexts,
-    mut toggles: ResMut<DebugToggles>,
+    toggles: Res<DebugToggles>,
     support: Res<WireframeSupport>,
     stats: Res<WorldStats>,
     lod: Res<super::server::Lod>,
     loading: Res<Loading>,
     diagnostics: Res<DiagnosticsStore>,
     world: Res<IslandWorld>,
-    mut cams: Query<(&mut Transform, &mut FreeCameraState), With<Camera3d>>,
-    mut view_requests: MessageWriter<super::input::ViewRequested>,
+    cams: Query<&Transform, With<Camera3d>>,
+    mut actions: MessageWriter<Action>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
-    let mut preset = None;
     egui::Window::new("Isla debug (F1)").default_pos([10.0, 10.0]).resizable(false).show(ctx, |ui| {
-        ui.heading("Overlays");
-        ui.add_enabled_ui(support.0, |ui| ui.checkbox(&mut t.wireframe, "Wireframe (F2)"));
-        if !support.0 {
-            ui.label("Wireframe unavailable: this device lacks line polygon mode or push constants.");
-        }
-        ui.checkbox(&mut t.chunk_borders, "Chunk borders (F3)");
-        ui.checkbox(&mut t.water, "Water sheet (F4)");
-        ui.checkbox(&mut t.shadows, "Shadows (F5)");
-        ui.checkbox(&mut t.sky, "Sky (F6)");
-        ui.checkbox(&mut t.fog, "Fog (F7)");
-        ui.horizontal(|ui| {
-            ui.label("Shading (F8):");
-            ui.radio_value(&mut t.shading, Shading::Palette, "palette");
-            ui.radio_value(&mut t.shading, Shading::Normals, "normals");
-            ui.radio_value(&mut t.shading, Shading::Materials, "materials");
-        });
-        ui.checkbox(&mut t.seam_highlight, "Seam columns highlighted (F9)");
-        ui.checkbox(&mut t.lod_colours, "Level of detail coloured (F10)");
-        ui.checkbox(&mut t.map, "Map (M)");
+        overlays_ui(ui, &mut t, support.0);
         ui.separator();
-        ui.heading("Camera");
-        ui.horizontal(|ui| {
-            for (i, p) in CameraPreset::ALL.iter().enumerate() {
-                if ui.button(format!("{} ({})", p.name(), i + 1)).clicked() {
-                    preset = Some(*p);
-                }
-            }
-        });
-        if ui.button("Print the view string (V)").clicked() {
-            view_requests.write(super::input::ViewRequested);
-        }
+        camera_ui(ui, &mut actions);
         ui.separator();
         ui.heading("Stats");
         let frame_ms =
             diagnostics.get(&FrameTimeDiagnosticsPlugin::FRAME_TIME).and_then(|d| d.smoothed()).unwrap_or(0.0);
         ui.label(format!("frame time {frame_ms:.1} ms"));
-        ui.label(format!(
-            "nodes: {} shown, {} resident, {} building, {} queued{}",
-            stats.nodes_displayed,
-            stats.nodes_resident,
-            stats.nodes_building,
-            stats.nodes_queued,
-            if loading.finished { String::new() } else { format!(" (loading {:.0}%)", loading.fraction() * 100.0) }
-        ));
-        ui.label(format!("triangles {}", stats.triangles));
-        for (level, (n, tris)) in stats.displayed_per_level.iter().enumerate() {
-            if *n > 0 {
-                ui.label(format!("  level {level}: {n} nodes, {tris} triangles"));
-            }
-        }
-        ui.label(format!("GPU buffers {:.1} MiB", stats.gpu_bytes as f64 / (1024.0 * 1024.0)));
-        ui.label(format!("water columns {}, seam columns {}", lod.0.water.wet_columns, lod.0.water.seam_columns));
-        ui.label(format!("resident chunk data {:.1} MiB", stats.resident_bytes as f64 / (1024.0 * 1024.0)));
-        if let Some((cam, _)) = cams.iter().next() {
+        stats_ui(ui, &stats, &loading, &lod);
+        if let Some(cam) = cams.iter().next() {
             let p = cam.translation;
             let col = world.source.layout.column_m;
             ui.label(format!(
@@ -118,17 +75,83 @@ fn panel_ui(
             ));
         }
     });
-    if t != *toggles {
-        *toggles = t;
+    actions.write_batch(changes(&toggles, &t));
+    Ok(())
+}
+
+/// The actions that turn the toggles `from` into `to` (a panel edits a copy, then asks).
+pub fn changes(from: &DebugToggles, to: &DebugToggles) -> Vec<Action> {
+    let flips = [
+        (from.panel != to.panel, Action::Panel),
+        (from.wireframe != to.wireframe, Action::Wireframe),
+        (from.chunk_borders != to.chunk_borders, Action::ChunkBorders),
+        (from.water != to.water, Action::Water),
+        (from.shadows != to.shadows, Action::Shadows),
+        (from.sky != to.sky, Action::Sky),
+        (from.fog != to.fog, Action::Fog),
+        (from.seam_highlight != to.seam_highlight, Action::SeamHighlight),
+        (from.lod_colours != to.lod_colours, Action::LodColours),
+        (from.map != to.map, Action::Map),
+        (from.shading != to.shading, Action::SetShading(to.shading)),
+    ];
+    flips.into_iter().filter_map(|(changed, a)| changed.then_some(a)).collect()
+}
+
+/// The overlay switches, each labelled with its key.
+fn overlays_ui(ui: &mut egui::Ui, t: &mut DebugToggles, wireframe_support: bool) {
+    ui.heading("Overlays");
+    ui.add_enabled_ui(wireframe_support, |ui| ui.checkbox(&mut t.wireframe, "Wireframe (F2)"));
+    if !wireframe_support {
+        ui.label("Wireframe unavailable: this device lacks line polygon mode or push constants.");
     }
-    if let Some(p) = preset {
-        for (mut tr, mut state) in &mut cams {
-            *tr = p.transform(&world.source);
-            let (yaw, pitch, _) = tr.rotation.to_euler(EulerRot::YXZ);
-            state.yaw = yaw;
-            state.pitch = pitch;
-            state.velocity = Vec3::ZERO;
+    ui.checkbox(&mut t.chunk_borders, "Chunk borders (F3)");
+    ui.checkbox(&mut t.water, "Water sheet (F4)");
+    ui.checkbox(&mut t.shadows, "Shadows (F5)");
+    ui.checkbox(&mut t.sky, "Sky (F6)");
+    ui.checkbox(&mut t.fog, "Fog (F7)");
+    ui.horizontal(|ui| {
+        ui.label("Shading (F8):");
+        ui.radio_value(&mut t.shading, Shading::Palette, "palette");
+        ui.radio_value(&mut t.shading, Shading::Normals, "normals");
+        ui.radio_value(&mut t.shading, Shading::Materials, "materials");
+    });
+    ui.checkbox(&mut t.seam_highlight, "Seam columns highlighted (F9)");
+    ui.checkbox(&mut t.lod_colours, "Level of detail coloured (F10)");
+    ui.checkbox(&mut t.map, "Map (M)");
+}
+
+/// The camera presets and the view string, as buttons that send their key's action.
+fn camera_ui(ui: &mut egui::Ui, actions: &mut MessageWriter<Action>) {
+    ui.heading("Camera");
+    ui.horizontal(|ui| {
+        for (i, p) in CameraPreset::ALL.iter().enumerate() {
+            if ui.button(format!("{} ({})", p.name(), i + 1)).clicked() {
+                actions.write(Action::Preset(i));
+            }
+        }
+    });
+    if ui.button("Print the view string (V)").clicked() {
+        actions.write(Action::PrintView);
+    }
+}
+
+/// What the world server holds and draws.
+fn stats_ui(ui: &mut egui::Ui, stats: &WorldStats, loading: &Loading, lod: &super::server::Lod) {
+    ui.label(format!(
+        "nodes: {} shown, {} resident, {} building, {} queued{}",
+        stats.nodes_displayed,
+        stats.nodes_resident,
+        stats.nodes_building,
+        stats.nodes_queued,
+        if loading.finished { String::new() } else { format!(" (loading {:.0}%)", loading.fraction() * 100.0) }
+    ));
+    ui.label(format!("triangles {}", stats.triangles));
+    for (level, (n, tris)) in stats.displayed_per_level.iter().enumerate() {
+        if *n > 0 {
+            ui.label(format!("  level {level}: {n} nodes, {tris} triangles"));
         }
     }
-    Ok(())
+    ui.label(format!("GPU buffers {:.1} MiB", stats.gpu_bytes as f64 / (1024.0 * 1024.0)));
+    ui.label(format!("water columns {}, seam columns {}", lod.0.water.wet_columns, lod.0.water.seam_columns));
+    ui.label(format!("resident chunk data {:.1} MiB", stats.resident_bytes as f64 / (1024.0 * 1024.0)));
 }

@@ -64,15 +64,14 @@ pub struct SunPlugin;
 
 impl Plugin for SunPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<SunSettings>()
-            .insert_resource(DirectionalLightShadowMap { size: 2048 })
+        super::settings::ensure(app);
+        app.insert_resource(DirectionalLightShadowMap { size: 2048 })
             // Materials without the terrain's hemispheric ambient (the open sea's seabed, the
             // water's body) face up: they get the sky's half.
             .insert_resource({
                 let up = hemisphere_ambient().0;
                 GlobalAmbientLight { color: Color::linear_rgb(up[0], up[1], up[2]), brightness: 1.0, ..default() }
             })
-            .init_resource::<super::settings::DebugToggles>()
             .add_systems(Startup, spawn_sun)
             .add_systems(
                 Update,

@@ -165,14 +165,13 @@ pub struct WorldServerPlugin;
 
 impl Plugin for WorldServerPlugin {
     fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
         app.init_resource::<NodeIndex>()
             .init_resource::<StaleNodes>()
-            .init_resource::<StreamSettings>()
             .init_resource::<WorldStats>()
             .init_resource::<Loading>()
             .init_resource::<Builder>()
             .init_resource::<Selection>()
-            .init_resource::<DebugToggles>()
             .add_systems(PreStartup, build_tree)
             .configure_sets(
                 Update,
@@ -191,14 +190,7 @@ impl Plugin for WorldServerPlugin {
 fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
     let roads = &world.source.roads;
     if !roads.is_empty() {
-        let mpp = world.source.blueprint.params.metres_per_pixel;
-        let km: f32 = roads
-            .roads
-            .iter()
-            .map(|r| r.points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum::<f32>())
-            .sum::<f32>()
-            * mpp
-            / 1e3;
+        let km = world.source.road_km();
         let bridges: usize = roads
             .roads
             .iter()
@@ -469,7 +461,7 @@ fn report_loading(
             w.wet_columns, w.chunks_with_water, lo, hi, w.max_depth_m, w.seam_columns
         ),
         _ => {
-            let why = if world.source.blueprint.water.is_none() {
+            let why = if !world.source.has_water_section() {
                 "the blueprint has no WBID section"
             } else {
                 "every column is dry"

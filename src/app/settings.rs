@@ -8,8 +8,11 @@ use bevy::prelude::*;
 
 pub use crate::view::{SUN_AZIMUTH_DEG, SUN_ELEVATION_DEG};
 
-/// What a key does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What a key, a panel button or a slider asks for. Systems that want a shared setting changed
+/// send one as a message; [`SettingsPlugin`] applies those that change the toggles and the sun,
+/// and the plugin that owns the camera or the view applies the rest. No system writes another's
+/// resource.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     // Free camera.
     Forward,
@@ -43,8 +46,56 @@ pub enum Action {
     SeamHighlight,
     LodColours,
     Map,
+    /// Set the shading (the panel's choice; the key cycles with [`Action::CycleShading`]).
+    SetShading(Shading),
     // Views.
     PrintView,
+}
+
+/// The shared settings and the one system that changes them: every plugin that reads a setting
+/// adds this (once, through [`ensure`]), so each setting has one owner and one default.
+pub struct SettingsPlugin;
+
+impl Plugin for SettingsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<Action>()
+            .init_resource::<DebugToggles>()
+            .init_resource::<SunSettings>()
+            .init_resource::<StreamSettings>()
+            .add_systems(Update, apply_actions.in_set(super::IslaSet::Input));
+    }
+}
+
+/// Add [`SettingsPlugin`] unless an earlier plugin did.
+pub fn ensure(app: &mut App) {
+    if !app.is_plugin_added::<SettingsPlugin>() {
+        app.add_plugins(SettingsPlugin);
+    }
+}
+
+/// Degrees the sun moves per second while its keys are held.
+pub const SUN_DEG_PER_S: f32 = 30.0;
+
+/// Apply this frame's actions to the toggles and the sun. A resource is written only when it
+/// changes, so the plugins that follow it (`run_if(resource_changed)`) rebuild only then.
+pub fn apply_actions(
+    mut actions: MessageReader<Action>,
+    time: Res<Time>,
+    mut toggles: ResMut<DebugToggles>,
+    mut sun: ResMut<SunSettings>,
+) {
+    let (mut t, mut s) = (*toggles, *sun);
+    let step = SUN_DEG_PER_S * time.delta_secs();
+    for &action in actions.read() {
+        t.apply(action);
+        s.apply(action, step);
+    }
+    if t != *toggles {
+        *toggles = t;
+    }
+    if s.elevation_deg != sun.elevation_deg || s.azimuth_deg != sun.azimuth_deg {
+        *sun = s;
+    }
 }
 
 /// Every overlay and view toggle.
@@ -106,6 +157,7 @@ impl DebugToggles {
             A::SeamHighlight => self.seam_highlight = !self.seam_highlight,
             A::LodColours => self.lod_colours = !self.lod_colours,
             A::Map => self.map = !self.map,
+            A::SetShading(s) => self.shading = s,
             _ => {}
         }
     }
@@ -238,6 +290,22 @@ pub struct Sun;
 pub struct SunSettings {
     pub elevation_deg: f32,
     pub azimuth_deg: f32,
+}
+
+impl SunSettings {
+    /// Move the sun by `step_deg` for a sun action (held keys send one a frame); other actions
+    /// leave it. The elevation stays within 2–89° and the azimuth within 0–360°.
+    pub fn apply(&mut self, action: Action, step_deg: f32) {
+        let (d_az, d_el) = match action {
+            Action::SunEast => (step_deg, 0.0),
+            Action::SunWest => (-step_deg, 0.0),
+            Action::SunRaise => (0.0, step_deg),
+            Action::SunLower => (0.0, -step_deg),
+            _ => return,
+        };
+        self.azimuth_deg = (self.azimuth_deg + d_az).rem_euclid(360.0);
+        self.elevation_deg = (self.elevation_deg + d_el).clamp(2.0, 89.0);
+    }
 }
 
 impl From<crate::view::Sun> for SunSettings {

@@ -168,11 +168,11 @@ pub struct SkyPlugin;
 
 impl Plugin for SkyPlugin {
     fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
         // Embedded so the binary finds its shader from any working directory.
         bevy::shader::load_shader_library!(app, "sky_common.wgsl");
         bevy::asset::embedded_asset!(app, "sky.wgsl");
         app.add_plugins(MaterialPlugin::<SkyMaterial>::default())
-            .init_resource::<super::settings::DebugToggles>()
             .insert_resource(ClearColor(Color::srgb(HORIZON[0], HORIZON[1], HORIZON[2])))
             .add_systems(Startup, spawn_sky)
             .add_systems(

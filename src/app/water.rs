@@ -119,9 +119,9 @@ pub struct WaterMaterialPlugin;
 
 impl Plugin for WaterMaterialPlugin {
     fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
         bevy::asset::embedded_asset!(app, "water.wgsl");
         app.add_plugins(MaterialPlugin::<WaterMaterial>::default())
-            .init_resource::<SunSettings>()
             .add_systems(Update, follow_sun.run_if(resource_changed::<SunSettings>).in_set(super::IslaSet::Apply))
             .add_systems(
                 Update,

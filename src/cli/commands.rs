@@ -407,6 +407,28 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
     for s in sections {
         println!("    {:<6} at byte {:>10}  {:>12} bytes", s.tag, s.offset, s.payload_bytes);
     }
+    print_water_bodies(bp);
+    let s = isla::world::island_stats(bp);
+    let b = &s.blueprint;
+    println!(
+        "  land {:.1}%, heights {:.1}..{:.1} m, {} wet pixels, {} seam candidates, {} towns",
+        b.land_fraction * 100.0,
+        b.height_min_m,
+        b.height_max_m,
+        b.wet_pixels,
+        s.seam_candidates,
+        b.towns
+    );
+    print_rivers(bp);
+    print_roads(bp);
+    for w in &bp.warnings {
+        println!("  warning: {} at byte {}: {}", w.section, w.offset, w.message);
+    }
+}
+
+/// `isla info`'s water bodies, one line each.
+fn print_water_bodies(bp: &Blueprint) {
+    let p = &bp.params;
     if let Some(bodies) = bp.water.as_ref().and_then(|w| w.bodies.as_ref()) {
         println!("  water bodies: {}", bodies.len());
         for b in bodies {
@@ -423,17 +445,10 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
             );
         }
     }
-    let s = isla::world::island_stats(bp);
-    let b = &s.blueprint;
-    println!(
-        "  land {:.1}%, heights {:.1}..{:.1} m, {} wet pixels, {} seam candidates, {} towns",
-        b.land_fraction * 100.0,
-        b.height_min_m,
-        b.height_max_m,
-        b.wet_pixels,
-        s.seam_candidates,
-        b.towns
-    );
+}
+
+/// `isla info`'s rivers, one line each.
+fn print_rivers(bp: &Blueprint) {
     if let Some(net) = &bp.rivers {
         println!("  rivers: {}", net.rivers.len());
         for r in &net.rivers {
@@ -454,6 +469,11 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
             );
         }
     }
+}
+
+/// `isla info`'s roads, one line each.
+fn print_roads(bp: &Blueprint) {
+    let p = &bp.params;
     if let Some(net) = &bp.roads {
         println!("  roads: {}", net.roads.len());
         let at = |i: u16| {
@@ -474,9 +494,6 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
                 r.bridges.len()
             );
         }
-    }
-    for w in &bp.warnings {
-        println!("  warning: {} at byte {}: {}", w.section, w.offset, w.message);
     }
 }
 

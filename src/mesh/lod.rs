@@ -19,7 +19,7 @@
 use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
 use super::palette::cover_colour;
 use super::water::{WaterMesh, water_colour};
-use crate::world::lod::{LevelGrid, LodTree, NodeId};
+use crate::world::lod::{LevelGrid, LevelSamples, LodTree, NodeId, PointCover};
 use crate::world::{CHUNK_COLUMNS, ChunkCoord, ChunkData, Material, WorldSource, build_chunk, road_material_at};
 
 /// Buffers of one LOD node: terrain with morph targets, and its water.
@@ -33,59 +33,47 @@ pub struct LodMesh {
     pub water: WaterMesh,
 }
 
-/// Per-grid-point data of one level, sampled once for a tile (plus a one-point border).
+/// One level's samples over a tile (plus a one-point border), as the world hands them, with the
+/// colour the shading gives each point.
 struct GridSamples {
-    grid: LevelGrid,
-    /// First grid index covered (may be −1: one point of border).
-    i0: i64,
-    j0: i64,
-    side: usize,
-    /// `[height, nx, ny, nz]` and linear colour per sample.
-    shape: Vec<[f32; 4]>,
+    samples: LevelSamples,
     colour: Vec<[f32; 4]>,
 }
 
 impl GridSamples {
     /// Sample grid points `i0..=i1` × `j0..=j1` of `grid`.
-    fn new(src: &WorldSource, grid: LevelGrid, [i0, j0, i1, j1]: [i64; 4], shading: Shading) -> Self {
-        let side = (i1 - i0 + 1).max(j1 - j0 + 1) as usize;
-        let mut shape = Vec::with_capacity(side * side);
-        let mut colour = Vec::with_capacity(side * side);
-        for a in 0..side as i64 {
-            for b in 0..side as i64 {
-                let (i, j) = (i0 + a, j0 + b);
-                let h = grid.height(src, i, j);
-                let n = grid.normal(src, i, j);
-                shape.push([h, n[0], n[1], n[2]]);
-                colour.push(point_colour(src, grid.line(i), grid.line(j), n, shading));
-            }
-        }
-        Self { grid, i0, j0, side, shape, colour }
+    fn new(src: &WorldSource, grid: LevelGrid, rect: [i64; 4], shading: Shading) -> Self {
+        let samples = LevelSamples::new(src, grid, rect);
+        let colour = samples
+            .shape
+            .iter()
+            .zip(&samples.cover)
+            .map(|(s, c)| point_colour(*c, [s[1], s[2], s[3]], shading))
+            .collect();
+        Self { samples, colour }
     }
     #[inline]
     fn at(&self, i: i64, j: i64) -> usize {
-        let a = (i - self.i0).clamp(0, self.side as i64 - 1) as usize;
-        let b = (j - self.j0).clamp(0, self.side as i64 - 1) as usize;
-        a * self.side + b
+        self.samples.at(i, j)
+    }
+    #[inline]
+    fn shape(&self, k: usize) -> [f32; 4] {
+        self.samples.shape[k]
     }
     /// Height, normal and colour of this level's surface at column coordinates `(x, z)`.
     fn surface(&self, x: f64, z: f64) -> ([f32; 4], [f32; 4]) {
-        let s = self.grid.interpolate(x, z, |i, j| self.shape[self.at(i, j)]);
-        let c = self.grid.interpolate(x, z, |i, j| self.colour[self.at(i, j)]);
+        let grid = &self.samples.grid;
+        let s = grid.interpolate(x, z, |i, j| self.samples.shape[self.at(i, j)]);
+        let c = grid.interpolate(x, z, |i, j| self.colour[self.at(i, j)]);
         (s, c)
     }
 }
 
 /// Colour of the field at a grid point: the palette from the column's biome and its own
-/// (full-resolution) slope, or a debug view.
-fn point_colour(src: &WorldSource, x: i64, z: i64, normal: [f32; 3], shading: Shading) -> [f32; 4] {
-    let bp = &*src.blueprint;
-    let n = bp.map_size as i64;
-    let biome = bp.biome(x.clamp(0, n - 1) as u32, z.clamp(0, n - 1) as u32);
-    let [gx, gz] = src.gradient(x, z);
-    let slope = (gx * gx + gz * gz).sqrt();
-    // Roads show at every level as material, where a sample falls on one.
-    let road = src.road_at(x, z).map_or(0, |t| t as u8 + 1);
+/// (full-resolution) slope, or a debug view. Roads show at every level as material, where a
+/// sample falls on one.
+fn point_colour(cover: PointCover, normal: [f32; 3], shading: Shading) -> [f32; 4] {
+    let PointCover { biome, road, slope } = cover;
     match shading {
         Shading::Palette => cover_colour(biome as u8, road),
         Shading::Normals => [normal[0] * 0.5 + 0.5, normal[1] * 0.5 + 0.5, normal[2] * 0.5 + 0.5, 1.0],
@@ -133,7 +121,7 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
             let (i, j) = (i0 + a, j0 + b);
             let k = own.at(i, j);
             let (x, z) = (grid.line(i) as f64, grid.line(j) as f64);
-            push_vertex(out, col, x, z, (own.shape[k], own.colour[k]), parent.as_ref());
+            push_vertex(out, col, x, z, (own.shape(k), own.colour[k]), parent.as_ref());
         }
     }
     let v = |a: usize, b: usize| (a * (nz + 1) + b) as u32;
@@ -311,7 +299,7 @@ fn mesh_tile_water(
                 // Corners on the world's far edge read the map's last column, as the terrain does.
                 let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
                 let dry = src.water_at(cx as u32, cz as u32, top).is_none();
-                dry && own.shape[own.at(ci, cj)][0] < top_y - 0.5
+                dry && own.shape(own.at(ci, cj))[0] < top_y - 0.5
             });
             if floats {
                 continue;

@@ -67,25 +67,7 @@ fn with_alpha(c: [f32; 4], a: f32) -> [f32; 4] {
     [c[0], c[1], c[2], a]
 }
 
-/// The height (m) above which the terrain shader lays snow on gentle slopes: the 5th percentile of
-/// the surface height of the blueprint's snow-biome columns, so the snow reaches about as low as
-/// the forge's snow caps. `None` when the blueprint has no snow.
-pub fn snow_line_m(bp: &crate::blueprint::Blueprint) -> Option<f32> {
-    let snow = crate::blueprint::Biome::Snow as u8;
-    let mut h: Vec<f32> = bp
-        .biomes
-        .iter()
-        .zip(&bp.heights_raw)
-        .filter(|(b, _)| **b == snow)
-        .map(|(_, &r)| r * bp.params.metres_per_raw)
-        .collect();
-    if h.is_empty() {
-        return None;
-    }
-    let k = h.len() / 20;
-    let (_, line, _) = h.select_nth_unstable_by(k, f32::total_cmp);
-    Some(*line)
-}
+pub use crate::world::snow_line_m;
 
 pub fn lerp4(a: [f32; 4], b: [f32; 4], t: f32) -> [f32; 4] {
     [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, a[3] + (b[3] - a[3]) * t]

@@ -154,6 +154,63 @@ impl LevelGrid {
     }
 }
 
+/// What lies at a grid point's column, for the mesher's colours: the biome, the road there
+/// (0 for none, else its tier + 1) and the full-resolution slope of the rendered surface.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointCover {
+    pub biome: crate::blueprint::Biome,
+    pub road: u8,
+    pub slope: f32,
+}
+
+/// One level's surface sampled at its grid points over a rectangle of grid indices: the heights,
+/// normals and cover a coarse tile is triangulated from. The mesher reads only these (it never
+/// samples the world itself), and reads outside the rectangle clamp to its border.
+#[derive(Debug, Clone)]
+pub struct LevelSamples {
+    pub grid: LevelGrid,
+    /// First grid index covered along X and Z.
+    pub i0: i64,
+    pub j0: i64,
+    /// Points along each side (the rectangle is padded to a square).
+    pub side: usize,
+    /// `[height_m, nx, ny, nz]` per point, indexed by [`LevelSamples::at`].
+    pub shape: Vec<[f32; 4]>,
+    pub cover: Vec<PointCover>,
+}
+
+impl LevelSamples {
+    /// Sample grid points `i0..=i1` × `j0..=j1` of `grid`.
+    pub fn new(src: &WorldSource, grid: LevelGrid, [i0, j0, i1, j1]: [i64; 4]) -> Self {
+        let side = (i1 - i0 + 1).max(j1 - j0 + 1) as usize;
+        let mut shape = Vec::with_capacity(side * side);
+        let mut cover = Vec::with_capacity(side * side);
+        let n = src.layout.map_size as i64;
+        for a in 0..side as i64 {
+            for b in 0..side as i64 {
+                let (i, j) = (i0 + a, j0 + b);
+                let h = grid.height(src, i, j);
+                let nrm = grid.normal(src, i, j);
+                shape.push([h, nrm[0], nrm[1], nrm[2]]);
+                let (x, z) = (grid.line(i), grid.line(j));
+                let biome = src.blueprint.biome(x.clamp(0, n - 1) as u32, z.clamp(0, n - 1) as u32);
+                let [gx, gz] = src.gradient(x, z);
+                let road = src.road_at(x, z).map_or(0, |t| t as u8 + 1);
+                cover.push(PointCover { biome, road, slope: (gx * gx + gz * gz).sqrt() });
+            }
+        }
+        Self { grid, i0, j0, side, shape, cover }
+    }
+
+    /// Index of grid point `(i, j)` in the sample vectors, clamped to the rectangle.
+    #[inline]
+    pub fn at(&self, i: i64, j: i64) -> usize {
+        let a = (i - self.i0).clamp(0, self.side as i64 - 1) as usize;
+        let b = (j - self.j0).clamp(0, self.side as i64 - 1) as usize;
+        a * self.side + b
+    }
+}
+
 /// Levels a tree can have: a 16384² map has 512 chunks a side, so its root is level 9.
 pub const MAX_LEVELS: usize = 16;
 

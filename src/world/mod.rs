@@ -56,6 +56,43 @@ impl WorldSource {
         self.water.ocean_level_raw.map(|o| o * self.blueprint.params.metres_per_raw)
     }
 
+    /// The crater's centre `[x, z]` and radius in metres, when the blueprint has one (`PRMS`).
+    pub fn crater_m(&self) -> Option<([f32; 2], f32)> {
+        let p = &self.blueprint.params;
+        (p.crater_radius > 0.0).then(|| {
+            let col = self.layout.column_m;
+            ([p.crater_x * col, p.crater_y * col], p.crater_radius * col)
+        })
+    }
+
+    /// The highest terrain height in metres (before the roads' carve), 0 for an all-sea map.
+    pub fn max_height_m(&self) -> f32 {
+        let bp = &*self.blueprint;
+        bp.heights_raw.iter().copied().fold(0.0f32, f32::max) * bp.params.metres_per_raw
+    }
+
+    /// The height in metres above which snow lies on gentle slopes (see [`snow_line_m`]).
+    pub fn snow_line_m(&self) -> Option<f32> {
+        snow_line_m(&self.blueprint)
+    }
+
+    /// Whether the blueprint carries per-pixel water (`WBID`); without it nothing is wet.
+    pub fn has_water_section(&self) -> bool {
+        self.blueprint.water.is_some()
+    }
+
+    /// Total length of the roads in kilometres.
+    pub fn road_km(&self) -> f32 {
+        let mpp = self.blueprint.params.metres_per_pixel;
+        self.roads
+            .roads
+            .iter()
+            .map(|r| r.points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum::<f32>())
+            .sum::<f32>()
+            * mpp
+            / 1000.0
+    }
+
     /// The road carve of a column, when a road reaches it (never on a wet column).
     #[inline]
     fn carve(&self, px: i64, py: i64) -> Option<roads::Carve> {
@@ -96,4 +133,24 @@ impl WorldSource {
         };
         water_column_over(bp, &self.water, x, y, top_m, rendered_raw)
     }
+}
+
+/// The height (m) above which the terrain shader lays snow on gentle slopes: the 5th percentile of
+/// the surface height of the blueprint's snow-biome columns, so the snow reaches about as low as
+/// the forge's snow caps. `None` when the blueprint has no snow.
+pub fn snow_line_m(bp: &crate::blueprint::Blueprint) -> Option<f32> {
+    let snow = crate::blueprint::Biome::Snow as u8;
+    let mut h: Vec<f32> = bp
+        .biomes
+        .iter()
+        .zip(&bp.heights_raw)
+        .filter(|(b, _)| **b == snow)
+        .map(|(_, &r)| r * bp.params.metres_per_raw)
+        .collect();
+    if h.is_empty() {
+        return None;
+    }
+    let k = h.len() / 20;
+    let (_, line, _) = h.select_nth_unstable_by(k, f32::total_cmp);
+    Some(*line)
 }

@@ -965,3 +965,37 @@ fn the_shallows_fade_into_the_sand_with_foam_at_the_waterline() {
     assert!(median <= 20, "the sand ends at a drawn edge: median step {median} levels");
     assert!(foam * 3 >= steps.len(), "foam shows in only {foam} of {} rows", steps.len());
 }
+
+#[test]
+fn actions_sent_as_messages_are_the_one_way_settings_change() {
+    use bevy::prelude::*;
+    use isla::app::settings::{Action, DebugToggles, SettingsPlugin, SunSettings};
+    use isla::mesh::Shading;
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins).add_plugins(SettingsPlugin);
+    app.update();
+    let before = *app.world().resource::<DebugToggles>();
+    for a in [Action::Wireframe, Action::SetShading(Shading::Normals), Action::Map, Action::Forward] {
+        app.world_mut().write_message(a);
+    }
+    app.update();
+    let t = *app.world().resource::<DebugToggles>();
+    assert_eq!(t, DebugToggles { wireframe: true, shading: Shading::Normals, map: true, ..before });
+
+    // The panel edits a copy and sends the difference: applying it gives the copy back.
+    let to = DebugToggles { water: false, fog: false, shading: Shading::Materials, panel: true, ..t };
+    let mut got = t;
+    for a in isla::app::panel::changes(&t, &to) {
+        got.apply(a);
+    }
+    assert_eq!(got, to);
+    assert!(isla::app::panel::changes(&to, &to).is_empty(), "no edit sends nothing");
+
+    // A held sun key moves the sun by its step and stays in range.
+    let mut sun = SunSettings { elevation_deg: 88.0, azimuth_deg: 359.0 };
+    sun.apply(Action::SunRaise, 5.0);
+    sun.apply(Action::SunEast, 5.0);
+    assert_eq!((sun.elevation_deg, sun.azimuth_deg), (89.0, 4.0));
+    sun.apply(Action::Wireframe, 5.0);
+    assert_eq!((sun.elevation_deg, sun.azimuth_deg), (89.0, 4.0), "other actions leave the sun");
+}
