@@ -6,7 +6,7 @@
 //! ```
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use isla::blueprint::{self, Blueprint, Params, Water, water_level};
+use isla::blueprint::{self, testing::IslandBuilder};
 use isla::mesh::{Mesher, TerrainMesh};
 use isla::world::{ChunkCoord, ChunkData, PADDED, SectionData, WorldSource, build_chunk};
 use std::hint::black_box;
@@ -313,30 +313,14 @@ fn big_blueprint() -> std::path::PathBuf {
     let n = 4096usize;
     let heights: Vec<f32> =
         (0..n * n).map(|i| ((i / n) as f32 * 0.01).sin() * 0.4 + ((i % n) as f32 * 0.013).cos() * 0.4 + 0.4).collect();
-    let ids: Vec<u16> = heights.iter().map(|&h| if h < 0.3 { 1 } else { 0 }).collect();
-    let surface = ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(0.3) }).collect();
-    let bp = Blueprint {
-        map_size: n as u32,
-        seed: 1,
-        params: Params {
-            sea_level_raw: 0.3,
-            metres_per_raw: 251.0,
-            metres_per_pixel: 1.0,
-            crater_x: 0.0,
-            crater_y: 0.0,
-            crater_radius: 0.0,
-        },
-        biomes: heights.iter().map(|&h| if h < 0.3 { 0 } else { 3 }).collect(),
-        heights_raw: heights,
-        towns: None,
-        water: Some(Water { body_ids: ids, bodies: Some(vec![]), surface: Some(surface) }),
-        curve: None,
-        detail: None,
-        erosion: None,
-        rivers: None,
-        roads: None,
-        warnings: vec![],
-    };
+    // Ocean (empty body table) and ocean biome below 0.3, grassland above.
+    let bp = IslandBuilder::new(n as u32, heights)
+        .seed(1)
+        .sea_level_raw(0.3)
+        .metres_per_raw(251.0)
+        .metres_per_pixel(1.0)
+        .ocean_below_sea(vec![])
+        .build();
     blueprint::write_file_atomic(&path, &bp).unwrap();
     path
 }

@@ -10,13 +10,32 @@ fn model_err(kind: ErrorKind, tag: &[u8; 4]) -> BlueprintError {
     BlueprintError::new(kind, Some(*tag), 0)
 }
 
+/// Refuse a model the reader would refuse (the same error kinds), checking in one fixed order:
+/// the map size, `PRMS`, the grids, `TOWN`, the water, `ROAD`, `RIVR`.
 fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
     let n = bp.map_size;
     if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&n) {
         return Err(BlueprintError::new(ErrorKind::MapSizeOutOfRange { size: n }, None, 1));
     }
-    let cells = n as u64 * n as u64;
-    let p = &bp.params;
+    validate_params(&bp.params)?;
+    validate_grids(bp)?;
+    if let Some(towns) = &bp.towns {
+        validate_towns(towns)?;
+    }
+    if let Some(w) = &bp.water {
+        validate_water(w, n)?;
+    }
+    if let Some(r) = &bp.roads {
+        validate_roads(r, n, bp.towns.as_ref().map_or(0, Vec::len))?;
+    }
+    if let Some(r) = &bp.rivers {
+        validate_rivers(r, n, bp.params.metres_per_pixel)?;
+    }
+    Ok(())
+}
+
+/// `PRMS`: scales finite and positive, the crater radius not negative, every value finite.
+fn validate_params(p: &Params) -> Result<(), BlueprintError> {
     if !(p.metres_per_raw.is_finite() && p.metres_per_raw > 0.0) {
         return Err(model_err(ErrorKind::InvalidParameter { name: "metresPerRaw", value: p.metres_per_raw }, b"PRMS"));
     }
@@ -34,95 +53,114 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
             return Err(model_err(ErrorKind::InvalidParameter { name, value: v }, b"PRMS"));
         }
     }
-    let grid = |len: usize, tag: &[u8; 4]| {
-        if len as u64 != cells {
-            Err(model_err(ErrorKind::WrongLength { expected: cells, found: len as u64 }, tag))
-        } else {
-            Ok(())
-        }
-    };
-    grid(bp.heights_raw.len(), b"HGTS")?;
+    Ok(())
+}
+
+/// A grid section of `len` cells, refused unless it has one per cell of a map of side `n`.
+fn grid_len(len: usize, n: u32, tag: &[u8; 4]) -> Result<(), BlueprintError> {
+    let cells = n as u64 * n as u64;
+    if len as u64 != cells {
+        Err(model_err(ErrorKind::WrongLength { expected: cells, found: len as u64 }, tag))
+    } else {
+        Ok(())
+    }
+}
+
+/// `HGTS` and `BIOM`: one value per cell, heights finite, biomes known.
+fn validate_grids(bp: &Blueprint) -> Result<(), BlueprintError> {
+    let n = bp.map_size;
+    grid_len(bp.heights_raw.len(), n, b"HGTS")?;
     if let Some(i) = bp.heights_raw.iter().position(|h| !h.is_finite()) {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
         return Err(model_err(ErrorKind::NonFiniteHeight { x, y, value: bp.heights_raw[i] }, b"HGTS"));
     }
-    grid(bp.biomes.len(), b"BIOM")?;
+    grid_len(bp.biomes.len(), n, b"BIOM")?;
     if let Some(i) = bp.biomes.iter().position(|&b| b >= Biome::COUNT) {
         let (x, y) = ((i / n as usize) as u32, (i % n as usize) as u32);
         return Err(model_err(ErrorKind::BiomeOutOfRange { x, y, ordinal: bp.biomes[i] }, b"BIOM"));
     }
-    if let Some(towns) = &bp.towns {
-        for (index, t) in towns.iter().enumerate() {
-            for (what, value) in [("town x", t.x), ("town y", t.y)] {
-                if !value.is_finite() {
-                    return Err(model_err(ErrorKind::NonFiniteValue { what, index, value }, b"TOWN"));
-                }
+    Ok(())
+}
+
+/// `TOWN`: every position finite.
+fn validate_towns(towns: &[Town]) -> Result<(), BlueprintError> {
+    for (index, t) in towns.iter().enumerate() {
+        for (what, value) in [("town x", t.x), ("town y", t.y)] {
+            if !value.is_finite() {
+                return Err(model_err(ErrorKind::NonFiniteValue { what, index, value }, b"TOWN"));
             }
         }
     }
-    if let Some(w) = &bp.water {
-        if let Some(bodies) = &w.bodies {
-            let mut ids = std::collections::HashSet::new();
-            for (index, b) in bodies.iter().enumerate() {
-                if !ids.insert(b.id) {
-                    return Err(model_err(ErrorKind::DuplicateBodyId { index, id: b.id }, b"WBTB"));
-                }
-                for (what, value) in
-                    [("surface level", b.surface_level_raw), ("centroid x", b.centroid_x), ("centroid y", b.centroid_y)]
-                {
-                    if !value.is_finite() {
-                        return Err(model_err(ErrorKind::NonFiniteValue { what, index, value }, b"WBTB"));
-                    }
-                }
+    Ok(())
+}
+
+/// `WBTB` ids unique and values finite, then `WBID` and `WSRF` one value per cell.
+fn validate_water(w: &Water, n: u32) -> Result<(), BlueprintError> {
+    if let Some(bodies) = &w.bodies {
+        let mut ids = std::collections::HashSet::new();
+        for (index, b) in bodies.iter().enumerate() {
+            if !ids.insert(b.id) {
+                return Err(model_err(ErrorKind::DuplicateBodyId { index, id: b.id }, b"WBTB"));
             }
-        }
-        grid(w.body_ids.len(), b"WBID")?;
-        if let Some(s) = &w.surface {
-            grid(s.len(), b"WSRF")?;
-        }
-    }
-    if let Some(r) = &bp.roads {
-        let side = n as f32;
-        let towns = bp.towns.as_ref().map_or(0, Vec::len);
-        for (index, road) in r.roads.iter().enumerate() {
-            if let Some(&town) = [road.from_town, road.to_town].iter().find(|&&t| t != NO_TOWN && t as usize >= towns) {
-                return Err(model_err(ErrorKind::RoadTownOutOfRange { index, town, towns }, b"ROAD"));
-            }
-            if let Some((point, p)) = road
-                .points
-                .iter()
-                .enumerate()
-                .find(|(_, p)| !p.iter().all(|c| c.is_finite() && (0.0..=side).contains(c)))
+            for (what, value) in
+                [("surface level", b.surface_level_raw), ("centroid x", b.centroid_x), ("centroid y", b.centroid_y)]
             {
-                return Err(model_err(ErrorKind::RoadPointOffMap { index, point, x: p[0], y: p[1] }, b"ROAD"));
-            }
-            let points = road.points.len() as i32;
-            if let Some(s) = road.bridges.iter().find(|s| s[0] > s[1] || s[1] as i64 >= points as i64) {
-                let (first, last) = (s[0] as i32, s[1] as i32);
-                return Err(model_err(ErrorKind::BridgeOutOfRange { index, first, last, points }, b"ROAD"));
+                if !value.is_finite() {
+                    return Err(model_err(ErrorKind::NonFiniteValue { what, index, value }, b"WBTB"));
+                }
             }
         }
     }
-    if let Some(r) = &bp.rivers {
-        for (index, v) in r.rivers.iter().enumerate() {
-            if !(1..=2).contains(&v.order) {
-                return Err(model_err(ErrorKind::RiverOrderOutOfRange { index, order: v.order }, b"RIVR"));
-            }
-            let fixed = [v.source[0], v.source[1], v.mouth[0], v.mouth[1], v.length_m];
-            let points = v.course.iter().flat_map(|p| [p.x, p.y, p.width_m, p.discharge_m3s]);
-            if let Some(value) = fixed.into_iter().chain(points).find(|f| !f.is_finite()) {
-                return Err(model_err(ErrorKind::NonFiniteValue { what: "river value", index, value }, b"RIVR"));
-            }
-            let side = n as f32;
-            let extent_m = side * p.metres_per_pixel;
-            let coords = [v.source[0], v.source[1], v.mouth[0], v.mouth[1]]
-                .into_iter()
-                .chain(v.course.iter().flat_map(|q| [q.x, q.y]))
-                .map(|c| ("river coordinate", c, side));
-            let widths = v.course.iter().map(|q| ("river width", q.width_m, extent_m));
-            if let Some((what, value, max)) = coords.chain(widths).find(|(_, c, max)| !(0.0..=*max).contains(c)) {
-                return Err(model_err(ErrorKind::RiverValueOutOfRange { what, index, value, max }, b"RIVR"));
-            }
+    grid_len(w.body_ids.len(), n, b"WBID")?;
+    if let Some(s) = &w.surface {
+        grid_len(s.len(), n, b"WSRF")?;
+    }
+    Ok(())
+}
+
+/// `ROAD`: towns among the `towns` there are, points on a map of side `n`, bridges within the
+/// points.
+fn validate_roads(r: &RoadNetwork, n: u32, towns: usize) -> Result<(), BlueprintError> {
+    let side = n as f32;
+    for (index, road) in r.roads.iter().enumerate() {
+        if let Some(&town) = [road.from_town, road.to_town].iter().find(|&&t| t != NO_TOWN && t as usize >= towns) {
+            return Err(model_err(ErrorKind::RoadTownOutOfRange { index, town, towns }, b"ROAD"));
+        }
+        if let Some((point, p)) =
+            road.points.iter().enumerate().find(|(_, p)| !p.iter().all(|c| c.is_finite() && (0.0..=side).contains(c)))
+        {
+            return Err(model_err(ErrorKind::RoadPointOffMap { index, point, x: p[0], y: p[1] }, b"ROAD"));
+        }
+        let points = road.points.len() as i32;
+        if let Some(s) = road.bridges.iter().find(|s| s[0] > s[1] || s[1] as i64 >= points as i64) {
+            let (first, last) = (s[0] as i32, s[1] as i32);
+            return Err(model_err(ErrorKind::BridgeOutOfRange { index, first, last, points }, b"ROAD"));
+        }
+    }
+    Ok(())
+}
+
+/// `RIVR`: orders known, values finite, coordinates on a map of side `n` and widths within its
+/// extent at `metres_per_pixel`.
+fn validate_rivers(r: &RiverNetwork, n: u32, metres_per_pixel: f32) -> Result<(), BlueprintError> {
+    for (index, v) in r.rivers.iter().enumerate() {
+        if !(1..=2).contains(&v.order) {
+            return Err(model_err(ErrorKind::RiverOrderOutOfRange { index, order: v.order }, b"RIVR"));
+        }
+        let fixed = [v.source[0], v.source[1], v.mouth[0], v.mouth[1], v.length_m];
+        let points = v.course.iter().flat_map(|p| [p.x, p.y, p.width_m, p.discharge_m3s]);
+        if let Some(value) = fixed.into_iter().chain(points).find(|f| !f.is_finite()) {
+            return Err(model_err(ErrorKind::NonFiniteValue { what: "river value", index, value }, b"RIVR"));
+        }
+        let side = n as f32;
+        let extent_m = side * metres_per_pixel;
+        let coords = [v.source[0], v.source[1], v.mouth[0], v.mouth[1]]
+            .into_iter()
+            .chain(v.course.iter().flat_map(|q| [q.x, q.y]))
+            .map(|c| ("river coordinate", c, side));
+        let widths = v.course.iter().map(|q| ("river width", q.width_m, extent_m));
+        if let Some((what, value, max)) = coords.chain(widths).find(|(_, c, max)| !(0.0..=*max).contains(c)) {
+            return Err(model_err(ErrorKind::RiverValueOutOfRange { what, index, value, max }, b"RIVR"));
         }
     }
     Ok(())

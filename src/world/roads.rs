@@ -16,7 +16,7 @@
 //!   half-width + shoulder, touches; a column only looks at its chunk's segments.
 
 use super::layout::{CHUNK_COLUMNS, FLOOR_Y_M};
-use crate::blueprint::{Blueprint, RoadTier};
+use crate::blueprint::{Blueprint, Road, RoadTier};
 
 /// Road width (m) and shoulder (m) per tier.
 pub fn road_width_m(tier: RoadTier) -> f32 {
@@ -153,7 +153,85 @@ fn lower_cone(v: &[f32], s: &[f32], grade: f32) -> Vec<f32> {
     out
 }
 
+/// The roadbed (m) of road `r` along its points: the grade-limited profile of the terrain, lifted
+/// over the sea (`sea_m`), over its bridges' water by the clearance and over the water beside it.
+/// Bridge points over a river (body ids from `river_from` up) do not pull the profile.
+fn carve_road(bp: &Blueprint, r: &Road, sea_m: f32, river_from: u16) -> CarvedRoad {
+    let mpp = bp.params.metres_per_pixel;
+    let wet_river = |p: [f32; 2]| {
+        let w = bp.water.as_ref()?;
+        let n = bp.map_size as usize;
+        let (x, y) = ((p[0] as usize).min(n - 1), (p[1] as usize).min(n - 1));
+        Some(w.body_ids[x * n + y] >= river_from)
+    };
+    let m = r.points.len();
+    let mut bridge = vec![false; m];
+    for s in &r.bridges {
+        for b in bridge.iter_mut().take(s[1] as usize + 1).skip(s[0] as usize) {
+            *b = true;
+        }
+    }
+    // The bridge's end points are its abutments: they stand on land and do count.
+    let fixed: Vec<bool> = (0..m).map(|i| !bridge[i] || !wet_river(r.points[i]).unwrap_or(false)).collect();
+    let h: Vec<f32> = r.points.iter().map(|p| bilinear(bp, p[0], p[1])).collect();
+    let mut s = vec![0f32; m];
+    for i in 1..m {
+        let (a, b) = (r.points[i - 1], r.points[i]);
+        s[i] = s[i - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * mpp;
+    }
+    let grade = r.tier.grade_limit();
+    let mut bed = roadbed(&h, &s, &fixed, grade);
+    // Held above the sea, and over each bridge's water by the clearance, with the
+    // approaches ramping up within the grade: the larger of grade-limited profiles is
+    // still grade-limited.
+    let floor = sea_m + ROADBED_ABOVE_SEA_M;
+    // And never below the water beside it: every point stands at least
+    // `ROADBED_ABOVE_SEA_M` over the highest water within the road's half-width and one
+    // column and a half, so no road column sits under a river or lake next to it.
+    let reach = (road_width_m(r.tier) / 2.0 / mpp + 1.5).ceil() as i64;
+    let clear: Vec<f32> = (0..m)
+        .map(|i| {
+            let own = match (bridge[i], water_level_m(bp, r.points[i])) {
+                (true, Some(l)) => l + BRIDGE_CLEARANCE_M,
+                _ => f32::NEG_INFINITY,
+            };
+            own.max(water_beside_m(bp, r.points[i], reach) + ROADBED_ABOVE_SEA_M)
+        })
+        .collect();
+    let lift = lower_cone(&clear, &s, grade);
+    for (b, l) in bed.iter_mut().zip(&lift) {
+        *b = b.max(*l).max(floor);
+    }
+    CarvedRoad { tier: r.tier, points: r.points.clone(), bed_m: bed, bridge }
+}
+
+/// Culling: per chunk of a `per_side`² grid (X-outer), the `(road, segment)` pairs whose box,
+/// grown by the widest half-width + shoulder at `mpp` metres per pixel, touches it.
+fn cull_segments(roads: &[CarvedRoad], per_side: usize, mpp: f32) -> Vec<Vec<(u32, u32)>> {
+    let chunk = CHUNK_COLUMNS as usize;
+    let mut cull = vec![Vec::new(); per_side * per_side];
+    let margin_px =
+        roads.iter().map(|r| road_width_m(r.tier) / 2.0 + shoulder_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
+    for (ri, r) in roads.iter().enumerate() {
+        for si in 0..r.points.len().saturating_sub(1) {
+            let (a, b) = (r.points[si], r.points[si + 1]);
+            let x0 = ((a[0].min(b[0]) - margin_px).floor().max(0.0) as usize / chunk).min(per_side - 1);
+            let x1 = ((a[0].max(b[0]) + margin_px).ceil().max(0.0) as usize / chunk).min(per_side - 1);
+            let y0 = ((a[1].min(b[1]) - margin_px).floor().max(0.0) as usize / chunk).min(per_side - 1);
+            let y1 = ((a[1].max(b[1]) + margin_px).ceil().max(0.0) as usize / chunk).min(per_side - 1);
+            for cx in x0..=x1 {
+                for cy in y0..=y1 {
+                    cull[cx * per_side + cy].push((ri as u32, si as u32));
+                }
+            }
+        }
+    }
+    cull
+}
+
 impl RoadCarve {
+    /// The carving of `bp`'s roads: each road's roadbed, the segments per chunk, and the carve of
+    /// every column in the chunks a road reaches.
     pub fn new(bp: &Blueprint) -> Self {
         let Some(net) = &bp.roads else { return Self::default() };
         let mpp = bp.params.metres_per_pixel;
@@ -162,81 +240,24 @@ impl RoadCarve {
             bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
         let sea_m = ocean_raw * bp.params.metres_per_raw;
         let river_from = bp.first_river_body_id();
-        let wet_river = |p: [f32; 2]| {
-            let w = bp.water.as_ref()?;
-            let n = bp.map_size as usize;
-            let (x, y) = ((p[0] as usize).min(n - 1), (p[1] as usize).min(n - 1));
-            Some(w.body_ids[x * n + y] >= river_from)
-        };
-        let mut roads = Vec::with_capacity(net.roads.len());
-        for r in &net.roads {
-            let m = r.points.len();
-            let mut bridge = vec![false; m];
-            for s in &r.bridges {
-                for b in bridge.iter_mut().take(s[1] as usize + 1).skip(s[0] as usize) {
-                    *b = true;
-                }
-            }
-            // The bridge's end points are its abutments: they stand on land and do count.
-            let fixed: Vec<bool> = (0..m).map(|i| !bridge[i] || !wet_river(r.points[i]).unwrap_or(false)).collect();
-            let h: Vec<f32> = r.points.iter().map(|p| bilinear(bp, p[0], p[1])).collect();
-            let mut s = vec![0f32; m];
-            for i in 1..m {
-                let (a, b) = (r.points[i - 1], r.points[i]);
-                s[i] = s[i - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * mpp;
-            }
-            let grade = r.tier.grade_limit();
-            let mut bed = roadbed(&h, &s, &fixed, grade);
-            // Held above the sea, and over each bridge's water by the clearance, with the
-            // approaches ramping up within the grade: the larger of grade-limited profiles is
-            // still grade-limited.
-            let floor = sea_m + ROADBED_ABOVE_SEA_M;
-            // And never below the water beside it: every point stands at least
-            // `ROADBED_ABOVE_SEA_M` over the highest water within the road's half-width and one
-            // column and a half, so no road column sits under a river or lake next to it.
-            let reach = (road_width_m(r.tier) / 2.0 / mpp + 1.5).ceil() as i64;
-            let clear: Vec<f32> = (0..m)
-                .map(|i| {
-                    let own = match (bridge[i], water_level_m(bp, r.points[i])) {
-                        (true, Some(l)) => l + BRIDGE_CLEARANCE_M,
-                        _ => f32::NEG_INFINITY,
-                    };
-                    own.max(water_beside_m(bp, r.points[i], reach) + ROADBED_ABOVE_SEA_M)
-                })
-                .collect();
-            let lift = lower_cone(&clear, &s, grade);
-            for (b, l) in bed.iter_mut().zip(&lift) {
-                *b = b.max(*l).max(floor);
-            }
-            roads.push(CarvedRoad { tier: r.tier, points: r.points.clone(), bed_m: bed, bridge });
-        }
-        // Culling: every segment into the chunks its grown box touches.
-        let chunk = CHUNK_COLUMNS as usize;
-        let per_side = (bp.map_size as usize).div_ceil(chunk) + 1;
-        let mut cull = vec![Vec::new(); per_side * per_side];
-        let margin_px =
-            roads.iter().map(|r| road_width_m(r.tier) / 2.0 + shoulder_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
-        for (ri, r) in roads.iter().enumerate() {
-            for si in 0..r.points.len().saturating_sub(1) {
-                let (a, b) = (r.points[si], r.points[si + 1]);
-                let x0 = ((a[0].min(b[0]) - margin_px).floor().max(0.0) as usize / chunk).min(per_side - 1);
-                let x1 = ((a[0].max(b[0]) + margin_px).ceil().max(0.0) as usize / chunk).min(per_side - 1);
-                let y0 = ((a[1].min(b[1]) - margin_px).floor().max(0.0) as usize / chunk).min(per_side - 1);
-                let y1 = ((a[1].max(b[1]) + margin_px).ceil().max(0.0) as usize / chunk).min(per_side - 1);
-                for cx in x0..=x1 {
-                    for cy in y0..=y1 {
-                        cull[cx * per_side + cy].push((ri as u32, si as u32));
-                    }
-                }
-            }
-        }
+        let roads: Vec<CarvedRoad> = net.roads.iter().map(|r| carve_road(bp, r, sea_m, river_from)).collect();
+        let per_side = (bp.map_size as usize).div_ceil(CHUNK_COLUMNS as usize) + 1;
+        let cull = cull_segments(&roads, per_side, mpp);
         let mut carve = Self { roads, cull, tiles: Vec::new(), chunks_per_side: per_side, mpp };
+        carve.tiles = carve.carve_tiles(bp);
+        carve
+    }
+
+    /// Per chunk, the carve of each of its columns, for the chunks a road reaches (`None`
+    /// elsewhere); wet columns stay uncarved.
+    fn carve_tiles(&self, bp: &Blueprint) -> Vec<Option<Box<[Option<Carve>]>>> {
+        let (chunk, per_side) = (CHUNK_COLUMNS as usize, self.chunks_per_side);
         let n = bp.map_size as i64;
         let c = chunk as i64;
         let wet = |x: i64, y: i64| bp.water.as_ref().is_some_and(|w| w.body_ids[(x * n + y) as usize] != 0);
-        let tiles = (0..per_side * per_side)
+        (0..per_side * per_side)
             .map(|k| {
-                if carve.cull[k].is_empty() {
+                if self.cull[k].is_empty() {
                     return None;
                 }
                 let (cx, cy) = ((k / per_side) as i64, (k % per_side) as i64);
@@ -245,7 +266,7 @@ impl RoadCarve {
                     for dy in 0..c {
                         let (x, y) = (cx * c + dx, cy * c + dy);
                         if x < n && y < n && !wet(x, y) {
-                            let mut cell = carve.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
+                            let mut cell = self.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
                             // A carved column never ends below the water beside it (a shoulder
                             // blending into terrain that lies under a river's level next to it).
                             if let Some(c) = cell.as_mut() {
@@ -260,9 +281,7 @@ impl RoadCarve {
                 }
                 Some(cells.into_boxed_slice())
             })
-            .collect();
-        carve.tiles = tiles;
-        carve
+            .collect()
     }
 
     /// The carve of column `(px, py)` inside the map (never a wet one), as worked out at load.

@@ -271,7 +271,8 @@ fn chunk_json_lists_every_column_of_the_chunk() {
 
 /// A synthetic 4096² island (cheap to make): rolling land in the middle, sea at the edges.
 fn big_island() -> isla::blueprint::Blueprint {
-    use isla::blueprint::*;
+    use isla::blueprint::testing::IslandBuilder;
+    use isla::blueprint::{Salinity, WaterBody, WaterType};
     let n = 4096usize;
     let mut heights = vec![0f32; n * n];
     for x in 0..n {
@@ -282,42 +283,22 @@ fn big_island() -> isla::blueprint::Blueprint {
                 (0.3 + land * 1.2 + 0.05 * (x as f32 * 0.02).sin() * (y as f32 * 0.017).cos()).max(0.0);
         }
     }
-    let ids: Vec<u16> = heights.iter().map(|&h| if h < 0.3 { 1 } else { 0 }).collect();
-    let surface = ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(0.3) }).collect();
-    Blueprint {
-        map_size: n as u32,
-        seed: 9,
-        params: Params {
-            sea_level_raw: 0.3,
-            metres_per_raw: 251.0,
-            metres_per_pixel: 2.0,
-            crater_x: 0.0,
-            crater_y: 0.0,
-            crater_radius: 0.0,
-        },
-        biomes: heights.iter().map(|&h| if h < 0.3 { 0 } else { 3 }).collect(),
-        heights_raw: heights,
-        towns: None,
-        water: Some(Water {
-            body_ids: ids,
-            bodies: Some(vec![WaterBody {
-                id: 1,
-                kind: WaterType::Ocean,
-                salinity: Salinity::Salt,
-                surface_level_raw: 0.3,
-                pixel_count: 0,
-                centroid_x: 0.0,
-                centroid_y: 0.0,
-            }]),
-            surface: Some(surface),
-        }),
-        curve: None,
-        detail: None,
-        erosion: None,
-        rivers: None,
-        roads: None,
-        warnings: vec![],
-    }
+    let ocean = WaterBody {
+        id: 1,
+        kind: WaterType::Ocean,
+        salinity: Salinity::Salt,
+        surface_level_raw: 0.3,
+        pixel_count: 0,
+        centroid_x: 0.0,
+        centroid_y: 0.0,
+    };
+    IslandBuilder::new(n as u32, heights)
+        .seed(9)
+        .sea_level_raw(0.3)
+        .metres_per_raw(251.0)
+        .metres_per_pixel(2.0)
+        .ocean_below_sea(vec![ocean])
+        .build()
 }
 
 #[test]

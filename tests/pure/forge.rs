@@ -1,5 +1,6 @@
 //! The forge (SPEC §2): each test names the rule it protects.
 
+use isla::blueprint::testing::IslandBuilder;
 use isla::blueprint::{self, OCEAN_BODY_ID, water_level};
 use isla::forge::{self, ErosionDials, ForgeDials, SEA_LEVEL_RAW};
 
@@ -348,43 +349,26 @@ fn river_rules_hold_on_a_synthetic_slope() {
             h[x * n + y] = sea + e_m / mpr;
         }
     }
-    let ids: Vec<u16> = h.iter().map(|&v| if v < sea { OCEAN_BODY_ID } else { 0 }).collect();
     let ocean = blueprint::WaterBody {
         id: OCEAN_BODY_ID,
         kind: blueprint::WaterType::Ocean,
         salinity: blueprint::Salinity::Salt,
         surface_level_raw: sea,
-        pixel_count: ids.iter().filter(|&&i| i == 1).count() as i32,
+        pixel_count: h.iter().filter(|&&v| v < sea).count() as i32,
         centroid_x: 170.0,
         centroid_y: 96.0,
     };
-    let surface = ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(sea) }).collect();
-    let water = blueprint::Water { body_ids: ids, bodies: Some(vec![ocean]), surface: Some(surface) };
     let towns = vec![blueprint::Town { x: 60.0, y: 60.0, tier: blueprint::TownTier::City, is_highway_node: true }];
     let crater = forge::Crater { x: 40.0, y: 150.0, radius_px: 12.0 };
-    let biomes: Vec<u8> = water.body_ids.iter().map(|&i| if i == 0 { 3 } else { 0 }).collect();
-    let off = blueprint::Blueprint {
-        map_size: n as u32,
-        seed: 1,
-        params: blueprint::Params {
-            sea_level_raw: sea,
-            metres_per_raw: mpr,
-            metres_per_pixel: mpp,
-            crater_x: crater.x,
-            crater_y: crater.y,
-            crater_radius: crater.radius_px,
-        },
-        heights_raw: h,
-        biomes,
-        towns: Some(towns.clone()),
-        water: Some(water),
-        curve: None,
-        detail: None,
-        erosion: None,
-        rivers: None,
-        roads: None,
-        warnings: vec![],
-    };
+    let off = IslandBuilder::new(n as u32, h)
+        .seed(1)
+        .sea_level_raw(sea)
+        .metres_per_raw(mpr)
+        .metres_per_pixel(mpp)
+        .crater(crater.x, crater.y, crater.radius_px)
+        .ocean_below_sea(vec![ocean])
+        .towns(towns.clone())
+        .build();
     let mut on = off.clone();
     let dials = RiverDials { min_length_m: 200.0, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: Some(&crater) };

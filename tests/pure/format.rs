@@ -1,5 +1,6 @@
 //! Blueprint wire format (SPEC §1): round trips, every refusal with its own message, atomic writes.
 
+use isla::blueprint::testing::IslandBuilder;
 use isla::blueprint::*;
 use proptest::prelude::*;
 
@@ -8,38 +9,29 @@ const N: u32 = 32;
 fn sample(n: u32) -> Blueprint {
     let cells = (n * n) as usize;
     let heights_raw: Vec<f32> = (0..cells).map(|i| (i % 97) as f32 / 97.0).collect();
-    let body_ids: Vec<u16> = (0..cells).map(|i| if heights_raw[i] < 0.1 { 1 } else { 0 }).collect();
-    let surface = body_ids.iter().map(|&id| if id == 0 { 0 } else { water_level::encode(0.1) }).collect();
-    Blueprint {
-        map_size: n,
-        seed: -42,
-        params: Params {
-            sea_level_raw: 0.1,
-            metres_per_raw: 251.0,
-            metres_per_pixel: 4.0,
-            crater_x: 10.0,
-            crater_y: 12.0,
-            crater_radius: 5.0,
-        },
-        heights_raw,
-        biomes: (0..cells).map(|i| (i % 10) as u8).collect(),
-        towns: Some(vec![
+    // The ocean is every cell below the sea level (0.1), at that level.
+    let island = IslandBuilder::new(n, heights_raw)
+        .seed(-42)
+        .sea_level_raw(0.1)
+        .metres_per_raw(251.0)
+        .metres_per_pixel(4.0)
+        .crater(10.0, 12.0, 5.0)
+        .biomes((0..cells).map(|i| (i % 10) as u8).collect())
+        .towns(vec![
             Town { x: 3.0, y: 4.0, tier: TownTier::City, is_highway_node: true },
             Town { x: 8.0, y: 9.0, tier: TownTier::Town, is_highway_node: false },
-        ]),
-        water: Some(Water {
-            body_ids,
-            bodies: Some(vec![WaterBody {
-                id: 1,
-                kind: WaterType::Ocean,
-                salinity: Salinity::Salt,
-                surface_level_raw: 0.1,
-                pixel_count: 10,
-                centroid_x: 1.0,
-                centroid_y: 2.0,
-            }]),
-            surface: Some(surface),
-        }),
+        ])
+        .ocean_below_sea(vec![WaterBody {
+            id: 1,
+            kind: WaterType::Ocean,
+            salinity: Salinity::Salt,
+            surface_level_raw: 0.1,
+            pixel_count: 10,
+            centroid_x: 1.0,
+            centroid_y: 2.0,
+        }])
+        .build();
+    Blueprint {
         curve: Some(CurveMeta { version: 4, body: vec![0u8; 84] }),
         detail: Some(DetailMeta {
             relief_amp_m: 1.0,
@@ -72,7 +64,7 @@ fn sample(n: u32) -> Blueprint {
         }),
         rivers: Some(sample_rivers()),
         roads: Some(sample_roads()),
-        warnings: vec![],
+        ..island
     }
 }
 
@@ -458,17 +450,11 @@ prop_compose! {
     fn arb_blueprint()(seed in any::<i32>(), n in 32u32..40, hs in proptest::collection::vec(0f32..2.0, 40 * 40),
                        bs in proptest::collection::vec(0u8..10, 40 * 40), wet in any::<bool>(), sea in 0f32..1.0) -> Blueprint {
         let cells = (n * n) as usize;
-        let heights_raw = hs[..cells].to_vec();
-        let water = wet.then(|| {
-            let body_ids: Vec<u16> = heights_raw.iter().map(|&h| if h < sea { 1 } else { 0 }).collect();
-            let surface = body_ids.iter().map(|&i| if i == 0 { 0 } else { water_level::encode(sea) }).collect();
-            Water { body_ids, bodies: Some(vec![]), surface: Some(surface) }
-        });
-        Blueprint {
-            map_size: n, seed,
-            params: Params { sea_level_raw: sea, metres_per_raw: 251.0, metres_per_pixel: 2.0, crater_x: 0.0, crater_y: 0.0, crater_radius: 0.0 },
-            heights_raw, biomes: bs[..cells].to_vec(), towns: None, water, curve: None, detail: None, erosion: None, rivers: None, roads: None, warnings: vec![],
-        }
+        let island = IslandBuilder::new(n, hs[..cells].to_vec())
+            .seed(seed).sea_level_raw(sea).metres_per_raw(251.0).metres_per_pixel(2.0).biomes(bs[..cells].to_vec());
+        // Wet: the ocean below sea level, with an empty body table.
+        let island = if wet { island.ocean_below_sea(vec![]) } else { island };
+        island.build()
     }
 }
 

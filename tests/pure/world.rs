@@ -1,6 +1,7 @@
 //! World server rules (SPEC §3), meshing (SPEC §4) and forge determinism (SPEC §2), on small
 //! synthetic blueprints.
 
+use isla::blueprint::testing::IslandBuilder;
 use isla::blueprint::*;
 use isla::mesh::{Mesher, TerrainMesh, WaterMesh, mesh_water, water_colour};
 use isla::world::*;
@@ -20,28 +21,7 @@ fn bowl() -> Blueprint {
             heights[x * n + y] = 0.3 * (1.0 - d).max(0.0);
         }
     }
-    Blueprint {
-        map_size: N,
-        seed: 1,
-        params: Params {
-            sea_level_raw: SEA,
-            metres_per_raw: MPR,
-            metres_per_pixel: 2.0,
-            crater_x: 0.0,
-            crater_y: 0.0,
-            crater_radius: 0.0,
-        },
-        biomes: heights.iter().map(|&h| if h < SEA { 0 } else { 3 }).collect(),
-        heights_raw: heights,
-        towns: None,
-        water: None,
-        curve: None,
-        detail: None,
-        erosion: None,
-        rivers: None,
-        roads: None,
-        warnings: vec![],
-    }
+    IslandBuilder::new(N, heights).seed(1).sea_level_raw(SEA).metres_per_raw(MPR).metres_per_pixel(2.0).build()
 }
 
 fn ocean_body(level: f32) -> WaterBody {

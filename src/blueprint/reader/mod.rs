@@ -1,0 +1,161 @@
+//! The validating reader. It works on the whole file in memory (one allocation of the file's own
+//! size); every other allocation is for a section whose length has already been checked against
+//! both the map size and the bytes actually present, so no length field can make it allocate more
+//! than the file holds.
+//!
+//! - `frame`: the header and the section table (every framing error), and the `Section` view;
+//! - `direct`: positioned reads of a large file straight into the grid buffers;
+//! - `grids`: the four grids, decoded and checked cell by cell;
+//! - `sections`: the small sections (`PRMS`, `TOWN`, `WBTB`, the versioned metadata);
+//! - `networks`: `RIVR` and `ROAD`, counted lists of counted lists.
+
+#[cfg(all(unix, target_endian = "little"))]
+mod direct;
+mod frame;
+mod grids;
+mod networks;
+mod sections;
+
+use super::error::{BlueprintError, ErrorKind};
+use super::model::*;
+use byteorder::{ByteOrder, LittleEndian as LE};
+use frame::{KNOWN_TAGS, Section, frame_slice};
+use grids::{Grids, parse_biomes, parse_heights, parse_water};
+use networks::{parse_rivers, parse_roads};
+use sections::{parse_curve, parse_detail, parse_erosion, parse_params, parse_towns};
+use std::path::Path;
+
+/// Files at least this large are read section by section by [`read_file`].
+pub const DIRECT_READ_MIN_BYTES: u64 = 4 << 20;
+
+/// Read and validate a blueprint file. I/O problems come back as a header-level error that names
+/// the path.
+///
+/// Large files are not read into one buffer: the framing walks the section headers with
+/// positioned reads, the four grids (`HGTS`, `BIOM`, `WBID`, `WSRF`) are read straight into their
+/// final, uninitialised buffers when their lengths are right, the other known sections into small
+/// buffers, and unknown sections are skipped unread. The framing and the validation are the same
+/// functions as [`read_bytes`]'s, so both give the same model or the same error (a test checks).
+pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
+    let io =
+        |e: std::io::Error| BlueprintError::new(ErrorKind::Io(format!("cannot read {}: {e}", path.display())), None, 0);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    #[cfg(all(unix, target_endian = "little"))]
+    if len >= DIRECT_READ_MIN_BYTES {
+        return direct::read(&file, len, &io);
+    }
+    let _ = len;
+    read_bytes(&std::fs::read(path).map_err(io)?)
+}
+
+/// Parse and validate a blueprint held in memory.
+pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
+    let (map_size, seed, sections) = frame_slice(bytes)?;
+    parse(map_size, seed, sections, Grids::default())
+}
+
+/// Unknown sections are each reported up to this many, then summed up in one warning, so a file
+/// of many tiny unknown sections cannot make the warning list outgrow the file.
+const MAX_UNKNOWN_WARNINGS: usize = 64;
+
+/// The section tagged `tag`, if the file has one (framing refused duplicates).
+fn find_section<'s, 'a>(sections: &'s [Section<'a>], tag: u32) -> Option<&'s Section<'a>> {
+    sections.iter().find(|s| LE::read_u32(&s.tag) == tag)
+}
+
+/// The one validation path, after framing: each section parsed in a fixed order, so the first
+/// problem in that order is the one reported.
+fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids) -> Result<Blueprint, BlueprintError> {
+    let file_len = sections.last().map_or(HEADER_LEN as u64, |s| s.offset + s.length);
+    let find = |t: u32| find_section(&sections, t);
+    let missing = |name: &[u8; 4]| BlueprintError::new(ErrorKind::MissingSection, Some(*name), file_len);
+    let mut warnings = unknown_section_warnings(&sections);
+
+    let params = parse_params(find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?, &mut warnings)?;
+    let heights_raw = parse_heights(find(tags::HGTS).ok_or_else(|| missing(b"HGTS"))?, map_size, grids.heights.take())?;
+    let biomes = parse_biomes(find(tags::BIOM).ok_or_else(|| missing(b"BIOM"))?, map_size, grids.biomes.take())?;
+    let towns = find(tags::TOWN).map(parse_towns).transpose()?;
+    let water = parse_water(&sections, map_size, &mut grids)?;
+    let curve = find(tags::TCRV).map(parse_curve).transpose()?;
+    let detail = match find(tags::TDTL) {
+        Some(s) => parse_detail(s, &mut warnings)?,
+        None => None,
+    };
+    let erosion = match find(tags::EROS) {
+        Some(s) => parse_erosion(s, &mut warnings)?,
+        None => None,
+    };
+    let rivers = match find(tags::RIVR) {
+        Some(s) => parse_rivers(s, map_size, &params, &mut warnings)?,
+        None => None,
+    };
+    let roads = match find(tags::ROAD) {
+        Some(s) => parse_roads(s, map_size, towns.as_ref().map_or(0, Vec::len), &mut warnings)?,
+        None => None,
+    };
+
+    Ok(Blueprint {
+        map_size,
+        seed,
+        params,
+        heights_raw,
+        biomes,
+        towns,
+        water,
+        curve,
+        detail,
+        erosion,
+        rivers,
+        roads,
+        warnings,
+    })
+}
+
+/// One warning per unknown section (skipped), up to `MAX_UNKNOWN_WARNINGS`, then one for the rest.
+fn unknown_section_warnings(sections: &[Section<'_>]) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    let mut unknown = 0usize;
+    for s in sections {
+        if !KNOWN_TAGS.contains(&LE::read_u32(&s.tag)) {
+            unknown += 1;
+            if unknown <= MAX_UNKNOWN_WARNINGS {
+                warnings.push(Warning {
+                    section: super::error::tag_name(s.tag),
+                    offset: s.offset - SECTION_HEADER_LEN as u64,
+                    message: format!("unknown section skipped ({} bytes)", s.length),
+                });
+            }
+        }
+    }
+    if unknown > MAX_UNKNOWN_WARNINGS {
+        warnings.push(Warning {
+            section: "*".into(),
+            offset: 0,
+            message: format!("{} more unknown sections skipped", unknown - MAX_UNKNOWN_WARNINGS),
+        });
+    }
+    warnings
+}
+
+/// Where a section sits in a file, for `isla info`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SectionInfo {
+    pub tag: String,
+    /// Offset of the section header.
+    pub offset: u64,
+    pub payload_bytes: u64,
+}
+
+/// The header fields and the section table of a file, after the framing checks only.
+pub fn list_sections(bytes: &[u8]) -> Result<Vec<SectionInfo>, BlueprintError> {
+    let (_, _, sections) = frame_slice(bytes)?;
+    Ok(sections
+        .iter()
+        .map(|s| SectionInfo {
+            tag: super::error::tag_name(s.tag),
+            offset: s.offset - SECTION_HEADER_LEN as u64,
+            payload_bytes: s.length,
+        })
+        .collect())
+}
