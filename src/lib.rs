@@ -19,10 +19,20 @@ pub mod world;
 
 /// Whether the test-only planted defect `name` is switched on (`ISLA_TEST_PLANT=name[,name…]`).
 /// The screenshot tests use it to show that a comparison fails on a real change of the renderer
-/// (`water-hue`: the water ramp's hue turned 10°; `no-shadows`: the sun casts none). It is not a
-/// user setting and is documented only in SPEC §8.
+/// (`water-hue=DEG`: the water ramp's hue turned DEG degrees, 10 without a value; `no-shadows`:
+/// the sun casts none). It is not a user setting and is documented only in SPEC §8.
 pub fn planted(name: &str) -> bool {
-    std::env::var("ISLA_TEST_PLANT").is_ok_and(|v| v.split(',').any(|p| p.trim() == name))
+    planted_value(name).is_some()
+}
+
+/// The value of a planted defect written `name=VALUE` (an empty string for a bare `name`).
+pub fn planted_value(name: &str) -> Option<String> {
+    let v = std::env::var("ISLA_TEST_PLANT").ok()?;
+    v.split(',').map(str::trim).find_map(|p| match p.split_once('=') {
+        Some((n, value)) if n == name => Some(value.to_string()),
+        None if p == name => Some(String::new()),
+        _ => None,
+    })
 }
 
 /// The island the app opens when given no blueprint, relative to the repository root.

@@ -62,9 +62,11 @@ impl WaterShading {
     pub fn new(per_pixel: bool) -> Self {
         use crate::mesh::water::{DEEP_ALPHA, DEEP_RGB, RAMP_DEPTH_M, SHALLOW_ALPHA, SHALLOW_RGB};
         let (mut shallow, mut deep) = (SHALLOW_RGB, DEEP_RGB);
-        // The test-only planted defect (see `crate::planted`): the ramp's hue turned 10°.
-        if crate::planted("water-hue") {
-            (shallow, deep) = (hue_rotated(shallow, 10.0), hue_rotated(deep, 10.0));
+        // The test-only planted defect (see `crate::planted`): the ramp's hue turned (10° unless
+        // the plant gives its degrees, `water-hue=5`).
+        if let Some(deg) = crate::planted_value("water-hue") {
+            let deg = deg.parse().unwrap_or(10.0);
+            (shallow, deep) = (hue_rotated(shallow, deg), hue_rotated(deep, deg));
         }
         let [r, g, b] = shallow;
         let [dr, dg, db] = deep;
