@@ -5,5 +5,6 @@
 mod cliffs;
 mod forge;
 mod format;
+mod holes;
 mod suite;
 mod world;
