@@ -333,10 +333,10 @@ fn on_a_kept_coarser_border(src: &WorldSource, shown: &[NodeId], target: &HashSe
 /// - Settled (each frame's target built): no ray falls through.
 /// - Streaming, with a budget of builds a frame, so frames show a mixture of the old screen and
 ///   the new target ([`display_set`]): no ray falls through a missing or unbuilt node. Measured:
-///   two rays of 172,800 (frames 1 and 5) fall through a crack where a node kept from the last
+///   two rays of 92,160 (one in frame 3, one in frame 7) fall through a crack where a node kept from the last
 ///   screen meets a node of another level whose shared border has not morphed to the coarser
-///   surface: in frame 1 a kept level 4 beside a level 3 the camera came nearer to; in frame 5 a
-///   kept level 4 beside a new level 2 (two levels apart: the crack rule holds within one
+///   surface: at 160×90 and 12 frames, a kept level 4 beside a level 3 the camera came
+///   nearer to, and a kept level 4 beside a new level 2 (two levels apart: the crack rule holds within one
 ///   selection, not across the old screen and the new target). Those rays are counted apart and
 ///   must lie on such a border; the crack closes when the replacement is swapped in. Closing it
 ///   needs the display to respect the crack rule across kept nodes: not done (issue 26 note).
