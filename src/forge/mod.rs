@@ -23,7 +23,7 @@ mod snapshots;
 mod towns;
 mod water;
 
-use crate::blueprint::{Blueprint, Params, Town};
+use crate::blueprint::{Blueprint, ErosionMeta, Params, Town};
 use std::time::Instant;
 
 pub use crater::{Crater, CraterDials};
@@ -196,7 +196,7 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
             let (es, detail) = erosion_stage(dials, e, &class.body_ids, &mut render, crater.as_ref())?;
             stage("erosion", t, detail);
             summary.erosion = Some(es);
-            Some(e.meta())
+            Some(ErosionMeta::from(e))
         }
         None => None,
     };

@@ -81,37 +81,12 @@ const WATER_SHARE: f32 = 0.6;
 /// a year leaving a humid island as streamflow.
 const RUNOFF_M_PER_S: f64 = 6.3e-8;
 
-/// The river dials. The island's shape scales with the map, so areas and distances are given as
-/// fractions of the map (area / N², distance / N); [`RiverDials::new`] gives the defaults.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct RiverDials {
-    /// Most trunks to the ocean.
-    pub trunks: u32,
-    /// Most rivers ending in a lake.
-    pub lake_rivers: u32,
-    /// Most tributaries per main river.
-    pub tributaries: u32,
-    /// Least drained area of a main stem's outlet, fraction of the map.
-    pub main_min_area: f32,
-    /// Least drained area of a tributary, fraction of the map.
-    pub tributary_min_area: f32,
-    /// A stem is traced upstream while the inflow drains at least this (fraction of the map).
-    pub stem_min_area: f32,
-    /// Least area of a dry terminal basin, fraction of the map.
-    pub endorheic_min_area: f32,
-    /// Least distance between two trunk mouths, fraction of the map's side.
-    pub mouth_separation: f32,
-    /// Shortest river kept (metres); tributaries need half of it.
-    pub min_length_m: f32,
-    pub width_scale: f32,
-    pub depth_scale: f32,
-    /// Least water depth over the bed (metres).
-    pub min_depth_m: f32,
-    /// The bed stays this far above sea (metres).
-    pub sea_margin_m: f32,
-}
+/// The river dials: `RIVR`'s record of them is the one field list, so the stage runs on the record
+/// itself (areas and distances are fractions of the map); [`RiverDials::default`] gives the
+/// defaults.
+pub type RiverDials = RiverDialsMeta;
 
-impl Default for RiverDials {
+impl Default for RiverDialsMeta {
     fn default() -> Self {
         Self {
             trunks: 8,
@@ -127,27 +102,6 @@ impl Default for RiverDials {
             depth_scale: 1.0,
             min_depth_m: 0.4,
             sea_margin_m: 0.2,
-        }
-    }
-}
-
-impl RiverDials {
-    /// `RIVR`'s record of the dials as applied.
-    pub fn meta(&self) -> RiverDialsMeta {
-        RiverDialsMeta {
-            trunks: self.trunks.min(u16::MAX as u32) as u16,
-            lake_rivers: self.lake_rivers.min(u16::MAX as u32) as u16,
-            tributaries: self.tributaries.min(u16::MAX as u32) as u16,
-            main_min_area: self.main_min_area,
-            tributary_min_area: self.tributary_min_area,
-            stem_min_area: self.stem_min_area,
-            endorheic_min_area: self.endorheic_min_area,
-            mouth_separation: self.mouth_separation,
-            min_length_m: self.min_length_m,
-            width_scale: self.width_scale,
-            depth_scale: self.depth_scale,
-            min_depth_m: self.min_depth_m,
-            sea_margin_m: self.sea_margin_m,
         }
     }
 }
@@ -269,7 +223,7 @@ pub fn run(
     stats.tributaries = rivers.iter().filter(|r| r.order > 1).count();
     stats.total_length_m = rivers.iter().map(|r| r.length_m as f64).sum();
     stats.longest_m = rivers.iter().map(|r| r.length_m as f64).fold(0.0, f64::max);
-    let network = RiverNetwork { dials: d.meta(), rivers };
+    let network = RiverNetwork { dials: *d, rivers };
     check(inp, &before, render, water, biomes, &network, &carved)?;
     Ok((network, stats))
 }
