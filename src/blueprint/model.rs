@@ -246,21 +246,34 @@ pub struct ErosionMeta {
     pub crater_mode: u8,
 }
 
-/// `RIVR` v1's record of the river dials, as applied (see `forge::rivers::RiverDials`).
+/// `RIVR` v1's record of the river dials, as applied. The forge's river stage runs on this very
+/// record (`forge::rivers::RiverDials` names it, and gives its defaults). The island's shape
+/// scales with the map, so areas and distances are fractions of the map (area / N², distance / N).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RiverDialsMeta {
+    /// Most trunks to the ocean.
     pub trunks: u16,
+    /// Most rivers ending in a lake.
     pub lake_rivers: u16,
+    /// Most tributaries per main river.
     pub tributaries: u16,
+    /// Least drained area of a main stem's outlet, fraction of the map.
     pub main_min_area: f32,
+    /// Least drained area of a tributary, fraction of the map.
     pub tributary_min_area: f32,
+    /// A stem is traced upstream while the inflow drains at least this (fraction of the map).
     pub stem_min_area: f32,
+    /// Least area of a dry terminal basin, fraction of the map.
     pub endorheic_min_area: f32,
+    /// Least distance between two trunk mouths, fraction of the map's side.
     pub mouth_separation: f32,
+    /// Shortest river kept (metres); tributaries need half of it.
     pub min_length_m: f32,
     pub width_scale: f32,
     pub depth_scale: f32,
+    /// Least water depth over the bed (metres).
     pub min_depth_m: f32,
+    /// The bed stays this far above sea (metres).
     pub sea_margin_m: f32,
 }
 

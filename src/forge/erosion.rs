@@ -73,28 +73,31 @@ impl ErosionDials {
             crater_feather: true,
         }
     }
+}
 
-    /// The `EROS` v3 record, as applied.
-    pub fn meta(&self) -> ErosionMeta {
-        let core = self.crater_core_factor.max(CARVE_FACTOR);
+/// The `EROS` v3 record, as applied: the dials with the droplet stream's seed offset, the crater
+/// factors clamped as the pass applies them and the feather flag as the crater mode.
+impl From<&ErosionDials> for ErosionMeta {
+    fn from(e: &ErosionDials) -> Self {
+        let core = e.crater_core_factor.max(CARVE_FACTOR);
         ErosionMeta {
-            droplet_count: self.droplet_count as i32,
-            lifetime: self.lifetime as i32,
-            brush_radius: self.brush_radius as i32,
+            droplet_count: e.droplet_count as i32,
+            lifetime: e.lifetime as i32,
+            brush_radius: e.brush_radius as i32,
             seed_offset: SEED_OFFSET,
-            carve_cap_m: self.carve_cap_m,
-            deposit_cap_m: self.deposit_cap_m,
-            sea_margin_m: self.sea_margin_m,
-            inertia: self.inertia,
-            capacity_factor: self.capacity_factor,
-            min_slope_m: self.min_slope_m,
-            erode_rate: self.erode_rate,
-            deposit_rate: self.deposit_rate,
-            evaporation: self.evaporation,
-            gravity: self.gravity,
+            carve_cap_m: e.carve_cap_m,
+            deposit_cap_m: e.deposit_cap_m,
+            sea_margin_m: e.sea_margin_m,
+            inertia: e.inertia,
+            capacity_factor: e.capacity_factor,
+            min_slope_m: e.min_slope_m,
+            erode_rate: e.erode_rate,
+            deposit_rate: e.deposit_rate,
+            evaporation: e.evaporation,
+            gravity: e.gravity,
             crater_core_factor: core,
-            crater_feather_factor: self.crater_feather_factor.max(core),
-            crater_mode: self.crater_feather as u8,
+            crater_feather_factor: e.crater_feather_factor.max(core),
+            crater_mode: e.crater_feather as u8,
         }
     }
 }
@@ -366,7 +369,7 @@ pub fn erode(
         st.wet_after = st.wet_before;
         return Ok(st);
     }
-    let meta = p.meta();
+    let meta = ErosionMeta::from(p);
     let mut rng = Pcg32::new(seed.wrapping_add(SEED_OFFSET) as u32 as u64, 0x1517_A0E5);
     let mut net = vec![0f32; n * n];
     let pass = Pass {

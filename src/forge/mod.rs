@@ -23,7 +23,7 @@ mod snapshots;
 mod towns;
 mod water;
 
-use crate::blueprint::{Blueprint, Params, Town};
+use crate::blueprint::{Blueprint, ErosionMeta, Params, RiverNetwork, RoadNetwork, Town, Water};
 use std::time::Instant;
 
 pub use crater::{Crater, CraterDials};
@@ -165,17 +165,52 @@ pub fn forge(dials: &ForgeDials, progress: impl FnMut(&StageReport)) -> Result<B
 /// Generate an island, keeping the classify map and the run's figures.
 pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) -> Result<Forged, ForgeError> {
     check_dials(dials)?;
-    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
-    let n = dials.size as usize;
-    let pixels = (n * n) as f64;
     let t_all = Instant::now();
     let mut summary = ForgeSummary::default();
     let mut stage = |name: &'static str, t: Instant, detail: String| {
         progress(&StageReport { stage: name, millis: t.elapsed().as_secs_f64() * 1e3, detail })
     };
+    let mut terrain = terrain_stages(dials, &mut summary, &mut stage)?;
+    let features = feature_stages(dials, &mut terrain, &mut summary, &mut stage)?;
+    let pixels = (dials.size as f64) * (dials.size as f64);
+    let detail = summary_stage(&terrain.water, &terrain.render, pixels, t_all, &mut summary);
+    stage("summary", t_all, detail);
+    Ok(assemble(dials, terrain, features, summary))
+}
 
+/// A stage's report: its name, when it started and its line.
+type Report<'r> = dyn FnMut(&'static str, Instant, String) + 'r;
+
+/// What the map stages make: both height maps, the curve, the crater, the water sections of the
+/// classification and the `EROS` record when erosion ran. The rivers change the render map and
+/// the water in place.
+struct Terrain {
+    classify: Vec<f32>,
+    render: Vec<f32>,
+    curve: HeightCurve,
+    crater: Option<Crater>,
+    water: Water,
+    erosion: Option<ErosionMeta>,
+}
+
+/// What the stages on the finished terrain make: the biomes, the towns, and the river and road
+/// networks when they ran.
+struct Features {
+    biomes: Vec<u8>,
+    towns: Vec<Town>,
+    rivers: Option<RiverNetwork>,
+    roads: Option<RoadNetwork>,
+}
+
+/// The map stages in order: shape, curve, crater, water, and erosion when asked for.
+fn terrain_stages(
+    dials: &ForgeDials,
+    summary: &mut ForgeSummary,
+    stage: &mut Report<'_>,
+) -> Result<Terrain, ForgeError> {
+    let pixels = (dials.size as f64) * (dials.size as f64);
     let t = Instant::now();
-    let (mut classify, max_m, detail) = shape_stage(dials, pixels, &mut summary);
+    let (mut classify, max_m, detail) = shape_stage(dials, pixels, summary);
     stage("shape", t, detail);
 
     let t = Instant::now();
@@ -187,31 +222,41 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
     stage("crater", t, detail);
 
     let t = Instant::now();
-    let (class, detail) = water_stage(dials, &classify, &mut render, &mut summary);
+    let (class, detail) = water_stage(dials, &classify, &mut render, summary);
     stage("water", t, detail);
 
-    let erosion_meta = match &dials.erosion {
+    let erosion = match &dials.erosion {
         Some(e) => {
             let t = Instant::now();
             let (es, detail) = erosion_stage(dials, e, &class.body_ids, &mut render, crater.as_ref())?;
             stage("erosion", t, detail);
             summary.erosion = Some(es);
-            Some(e.meta())
+            Some(ErosionMeta::from(e))
         }
         None => None,
     };
+    Ok(Terrain { classify, render, curve, crater, water: class.into_water(), erosion })
+}
 
+/// The stages on the finished terrain: biomes and towns, then rivers and roads when asked for.
+fn feature_stages(
+    dials: &ForgeDials,
+    terrain: &mut Terrain,
+    summary: &mut ForgeSummary,
+    stage: &mut Report<'_>,
+) -> Result<Features, ForgeError> {
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
+    let (render, water, crater) = (&mut terrain.render, &mut terrain.water, terrain.crater.as_ref());
     let t = Instant::now();
     let (mut biomes, towns, detail) =
-        biomes_stage(dials, &classify, &render, &class.body_ids, &curve, crater.as_ref(), &mut summary);
+        biomes_stage(dials, &terrain.classify, render, &water.body_ids, &terrain.curve, crater, summary);
     stage("biomes", t, detail);
 
-    let mut water = class.into_water();
-    let site = Site { n, sea, mpr, mpp, towns: &towns, crater: crater.as_ref() };
+    let site = Site { n: dials.size as usize, sea, mpr, mpp, towns: &towns, crater };
     let rivers = match &dials.rivers {
         Some(r) => {
             let t = Instant::now();
-            let (net, rs) = rivers::run(r, &site, &mut render, &mut water, &mut biomes)?;
+            let (net, rs) = rivers::run(r, &site, render, water, &mut biomes)?;
             stage("rivers", t, rivers_detail(&rs));
             summary.rivers = Some(rs);
             Some(net)
@@ -221,18 +266,22 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
 
     let roads = if dials.roads {
         let t = Instant::now();
-        let first_river_id = rivers.as_ref().map_or(u16::MAX, crate::blueprint::RiverNetwork::first_body_id);
+        let first_river_id = rivers.as_ref().map_or(u16::MAX, RiverNetwork::first_body_id);
         let inp = roads::Inputs { site, first_river_id };
-        let (net, rs) = roads::run(&inp, &render, &water)?;
+        let (net, rs) = roads::run(&inp, render, water)?;
         stage("roads", t, roads_detail(&rs, &towns));
         summary.roads = Some(rs);
         Some(net)
     } else {
         None
     };
+    Ok(Features { biomes, towns, rivers, roads })
+}
 
-    let detail = summary_stage(&water, &render, pixels, t_all, &mut summary);
-    stage("summary", t_all, detail);
+/// The blueprint of a forged island, with what it does not keep.
+fn assemble(dials: &ForgeDials, terrain: Terrain, features: Features, summary: ForgeSummary) -> Forged {
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
+    let Terrain { classify, render, curve, crater, water, erosion } = terrain;
     let blueprint = Blueprint {
         map_size: dials.size,
         seed: dials.seed,
@@ -245,17 +294,17 @@ pub fn forge_full(dials: &ForgeDials, mut progress: impl FnMut(&StageReport)) ->
             crater_radius: crater.map_or(0.0, |c| c.radius_px),
         },
         heights_raw: render,
-        biomes,
-        towns: Some(towns),
+        biomes: features.biomes,
+        towns: Some(features.towns),
         water: Some(water),
         curve: Some(curve.meta(sea, mpr)),
         detail: curve.detail_meta(),
-        erosion: erosion_meta,
-        rivers,
-        roads,
+        erosion,
+        rivers: features.rivers,
+        roads: features.roads,
         warnings: Vec::new(),
     };
-    Ok(Forged { blueprint, classify_raw: classify, crater, curve, summary })
+    Forged { blueprint, classify_raw: classify, crater, curve, summary }
 }
 
 /// Refuse dials the generator cannot use (`BadDials`, not an internal failure), before any stage runs.
@@ -384,16 +433,7 @@ fn erosion_stage(
     let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
     let n = dials.size as usize;
     // Water and shore cells are read-only: lakes keep their beds and levels, coasts stay put.
-    let locked: Vec<bool> = (0..n * n)
-        .map(|i| {
-            let (x, y) = (i / n, i % n);
-            ids[i] != 0
-                || (x > 0 && ids[i - n] != 0)
-                || (x + 1 < n && ids[i + n] != 0)
-                || (y > 0 && ids[i - 1] != 0)
-                || (y + 1 < n && ids[i + 1] != 0)
-        })
-        .collect();
+    let locked: Vec<bool> = (0..n * n).map(|i| ids[i] != 0 || grid::neighbours4(i, n).any(|j| ids[j] != 0)).collect();
     let es = erosion::erode(e, dials.seed, n, render, &locked, crater, sea, mpr, mpp)?;
     let detail = format!(
         "{} droplets, {} steps; eroded {:.0} m³, deposited {:.0} m³; max cell carve {:.2}/{:.2} m, deposit {:.2}/{:.2} m; below-sea pixels {} -> {} (flood guard holds)",

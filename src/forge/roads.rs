@@ -19,8 +19,6 @@
 
 use super::crater::CARVE_FACTOR;
 use crate::blueprint::{NO_TOWN, Road, RoadNetwork, RoadTier, TownTier, Water};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// The coarse grid has at most this many cells per side.
 pub const COARSE_CELLS: usize = 256;
@@ -31,7 +29,7 @@ const STEEP_WEIGHT: f32 = 40.0;
 const TURN_M: f32 = 6.0;
 const BRIDGE_FACTOR: f32 = 8.0;
 
-use super::grid::{DX, DY};
+use super::grid::{DX, DY, LeastCost, Step};
 
 /// What the road stage reads besides the maps: the site, and where the river bodies start.
 pub struct Inputs<'a> {
@@ -109,7 +107,8 @@ impl Grid {
     }
 }
 
-/// A* between two coarse cells for a tier; the cells from `from` to `to`, or `None`.
+/// A* between two coarse cells for a tier (the shared [`LeastCost`] search); the cells from
+/// `from` to `to`, or `None`.
 fn search(
     grid: &Grid,
     inp: &Inputs<'_>,
@@ -118,86 +117,75 @@ fn search(
     tier: RoadTier,
     expanded: &mut u64,
 ) -> Option<Vec<usize>> {
-    let cells = grid.side * grid.side;
-    let step_m = grid.cell as f32 * inp.site.mpp;
-    let limit = tier.grade_limit();
-    let mut g = vec![f32::INFINITY; cells];
-    let mut parent = vec![u32::MAX; cells];
-    let mut dir = vec![u8::MAX; cells];
-    let mut closed = vec![false; cells];
-    let (tx, ty) = ((to / grid.side) as f32, (to % grid.side) as f32);
-    let h = |c: usize| {
-        let (x, y) = ((c / grid.side) as f32, (c % grid.side) as f32);
-        (x - tx).hypot(y - ty) * step_m
-    };
-    let open = |c: usize| grid.kind[c] != CLOSED || c == from || c == to;
-    let mut heap = BinaryHeap::new();
-    g[from] = 0.0;
-    heap.push(Reverse((h(from).to_bits(), from as u32)));
-    while let Some(Reverse((_, c))) = heap.pop() {
-        let c = c as usize;
-        if closed[c] {
-            continue;
-        }
-        closed[c] = true;
-        *expanded += 1;
-        if c == to {
-            let mut path = vec![c];
-            let mut p = parent[c];
-            while p != u32::MAX {
-                path.push(p as usize);
-                p = parent[p as usize];
-            }
-            path.reverse();
-            return Some(path);
+    let leg = Leg { grid, from, to, limit: tier.grade_limit(), step_m: grid.cell as f32 * inp.site.mpp };
+    let mut lc = LeastCost::new(grid.side);
+    let goal = lc.search(from, |c| c == to, |c| leg.to_go_m(c), |s| leg.step_cost(s));
+    *expanded += lc.expanded;
+    goal.map(|g| lc.path_to(g))
+}
+
+/// One search between two cells of a grid: its ends, the tier's grade limit and a cell's size (m).
+struct Leg<'g> {
+    grid: &'g Grid,
+    from: usize,
+    to: usize,
+    limit: f32,
+    step_m: f32,
+}
+
+impl Leg<'_> {
+    /// The heuristic: the straight-line distance to the goal (m).
+    fn to_go_m(&self, c: usize) -> f32 {
+        let side = self.grid.side;
+        let (tx, ty) = ((self.to / side) as f32, (self.to % side) as f32);
+        let (x, y) = ((c / side) as f32, (c % side) as f32);
+        (x - tx).hypot(y - ty) * self.step_m
+    }
+
+    /// Whether a road may enter cell `c`: not closed, or one of the ends (a town's own cell).
+    fn open(&self, c: usize) -> bool {
+        self.grid.kind[c] != CLOSED || c == self.from || c == self.to
+    }
+
+    /// The cost of a step (its length, more on slopes, for turns and on a river), or `None` where
+    /// a road may not go: a closed cell, a closed or river corner cut, a turn on a river.
+    fn step_cost(&self, s: Step) -> Option<f32> {
+        let (grid, c, k, j) = (self.grid, s.from, s.k, s.to);
+        if !self.open(j) {
+            return None;
         }
         let on_river = grid.kind[c] == RIVER;
-        for k in 0..8 {
-            let Some(j) = grid.neighbour(c, k) else { continue };
-            if closed[j] || !open(j) {
-                continue;
+        let diagonal = DX[k] != 0 && DY[k] != 0;
+        if diagonal {
+            // Never cut a closed cell's corner, nor slip past a river's corner (that would be
+            // a bridge that paid nothing and need not be straight).
+            let (a, b) =
+                (grid.neighbour(c, if DX[k] < 0 { 1 } else { 6 }), grid.neighbour(c, if DY[k] < 0 { 3 } else { 4 }));
+            let river_corner = |s: Option<usize>| s.is_some_and(|s| grid.kind[s] == RIVER);
+            if a.is_some_and(|a| !self.open(a)) || b.is_some_and(|b| !self.open(b)) {
+                return None;
             }
-            let diagonal = DX[k] != 0 && DY[k] != 0;
-            if diagonal {
-                // Never cut a closed cell's corner, nor slip past a river's corner (that would be
-                // a bridge that paid nothing and need not be straight).
-                let (a, b) = (
-                    grid.neighbour(c, if DX[k] < 0 { 1 } else { 6 }),
-                    grid.neighbour(c, if DY[k] < 0 { 3 } else { 4 }),
-                );
-                let river_corner = |s: Option<usize>| s.is_some_and(|s| grid.kind[s] == RIVER);
-                if a.is_some_and(|a| !open(a)) || b.is_some_and(|b| !open(b)) {
-                    continue;
-                }
-                if !on_river && grid.kind[j] != RIVER && (river_corner(a) || river_corner(b)) {
-                    continue;
-                }
-            }
-            // A bridge is straight: no turn onto, along or off a river but the way it started.
-            let turn = if dir[c] == u8::MAX { 0 } else { turn_steps(dir[c] as usize, k) };
-            if (on_river || grid.kind[j] == RIVER) && turn != 0 && dir[c] != u8::MAX {
-                continue;
-            }
-            let len = if diagonal { std::f32::consts::SQRT_2 } else { 1.0 } * step_m;
-            let grade = (grid.height_m[j] - grid.height_m[c]).abs() / len;
-            let r = grade / limit;
-            let mut cost = len * (1.0 + SLOPE_WEIGHT * r * r) + TURN_M * turn as f32;
-            if r > 1.0 {
-                cost += len * STEEP_WEIGHT * (r - 1.0);
-            }
-            if grid.kind[j] == RIVER {
-                cost *= BRIDGE_FACTOR;
-            }
-            let ng = g[c] + cost;
-            if ng < g[j] {
-                g[j] = ng;
-                parent[j] = c as u32;
-                dir[j] = k as u8;
-                heap.push(Reverse(((ng + h(j)).to_bits(), j as u32)));
+            if !on_river && grid.kind[j] != RIVER && (river_corner(a) || river_corner(b)) {
+                return None;
             }
         }
+        // A bridge is straight: no turn onto, along or off a river but the way it started.
+        let turn = s.came.map_or(0, |came| turn_steps(came, k));
+        if (on_river || grid.kind[j] == RIVER) && turn != 0 {
+            return None;
+        }
+        let len = if diagonal { std::f32::consts::SQRT_2 } else { 1.0 } * self.step_m;
+        let grade = (grid.height_m[j] - grid.height_m[c]).abs() / len;
+        let r = grade / self.limit;
+        let mut cost = len * (1.0 + SLOPE_WEIGHT * r * r) + TURN_M * turn as f32;
+        if r > 1.0 {
+            cost += len * STEEP_WEIGHT * (r - 1.0);
+        }
+        if grid.kind[j] == RIVER {
+            cost *= BRIDGE_FACTOR;
+        }
+        Some(cost)
     }
-    None
 }
 
 /// 45° steps between two of the eight directions (0..=4).
@@ -322,33 +310,64 @@ fn polyline(
 /// Find the road network. Towns are `inp.site.towns` (the capitol first).
 pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(RoadNetwork, RoadStats)> {
     let t = std::time::Instant::now();
-    let mut stats = RoadStats::default();
     let towns = inp.site.towns;
-    let mut roads = Vec::new();
-    if towns.len() < 2 {
-        stats.millis = t.elapsed().as_secs_f64() * 1e3;
-        return Ok((RoadNetwork { roads }, stats));
+    let mut net = Network::new(inp, render, water);
+    if towns.len() >= 2 {
+        let capitol = towns.iter().position(|t| t.tier == TownTier::Capitol).unwrap_or(0);
+        let mut joined = vec![false; towns.len()];
+        joined[capitol] = true;
+        net.highways(capitol, &mut joined);
+        net.stats.unreachable = net.local_roads(capitol, &mut joined);
+        guard(inp, water, &net.roads)?;
+        tally(&mut net.stats, &net.roads, inp.site.mpp);
     }
-    // A coarse cell with a single ocean or lake pixel is closed, which can shut a narrow way: a
-    // pair the coarse grid cannot join is searched again on grids of twice and four times the
-    // resolution (built when first needed).
-    let mut grids: Vec<Grid> = vec![Grid::new(inp, render, water, COARSE_CELLS)];
-    let capitol = towns.iter().position(|t| t.tier == TownTier::Capitol).unwrap_or(0);
-    let dist = |a: usize, b: usize| (towns[a].x - towns[b].x).hypot(towns[a].y - towns[b].y);
-    let mut joined = vec![false; towns.len()];
-    joined[capitol] = true;
-    let mut add = |from: usize, to: usize, tier: RoadTier, stats: &mut RoadStats| -> bool {
+    let Network { roads, mut stats, .. } = net;
+    stats.millis = t.elapsed().as_secs_f64() * 1e3;
+    Ok((RoadNetwork { roads }, stats))
+}
+
+/// The network as it is built: the grids searched so far (coarsest first), the roads and figures.
+struct Network<'a> {
+    inp: &'a Inputs<'a>,
+    render: &'a [f32],
+    water: &'a Water,
+    grids: Vec<Grid>,
+    roads: Vec<Road>,
+    stats: RoadStats,
+}
+
+impl<'a> Network<'a> {
+    fn new(inp: &'a Inputs<'a>, render: &'a [f32], water: &'a Water) -> Self {
+        Self { inp, render, water, grids: Vec::new(), roads: Vec::new(), stats: RoadStats::default() }
+    }
+
+    /// Straight-line distance between two towns (pixels).
+    fn dist(&self, a: usize, b: usize) -> f32 {
+        let towns = self.inp.site.towns;
+        (towns[a].x - towns[b].x).hypot(towns[a].y - towns[b].y)
+    }
+
+    /// Join two towns by a road of `tier`, if one is found; whether it was.
+    ///
+    /// A coarse cell with a single ocean or lake pixel is closed, which can shut a narrow way: a
+    /// pair the coarse grid cannot join is searched again on grids of twice and four times the
+    /// resolution (built when first needed).
+    fn join(&mut self, from: usize, to: usize, tier: RoadTier) -> bool {
+        let (inp, water, towns) = (self.inp, self.water, self.inp.site.towns);
+        if self.grids.is_empty() {
+            self.grids.push(Grid::new(inp, self.render, water, COARSE_CELLS));
+        }
         for level in 0..3 {
-            if level == grids.len() {
-                if grids[level - 1].cell == 1 {
+            if level == self.grids.len() {
+                if self.grids[level - 1].cell == 1 {
                     return false; // already at full resolution
                 }
-                grids.push(Grid::new(inp, render, water, COARSE_CELLS << level));
-                stats.refined_grids += 1;
+                self.grids.push(Grid::new(inp, self.render, water, COARSE_CELLS << level));
+                self.stats.refined_grids += 1;
             }
-            let grid = &grids[level];
+            let grid = &self.grids[level];
             let (ca, cb) = (grid.cell_of(towns[from].x, towns[from].y), grid.cell_of(towns[to].x, towns[to].y));
-            let Some(path) = search(grid, inp, ca, cb, tier, &mut stats.cells_expanded) else { continue };
+            let Some(path) = search(grid, inp, ca, cb, tier, &mut self.stats.cells_expanded) else { continue };
             let (a, b) = ([towns[from].x, towns[from].y], [towns[to].x, towns[to].y]);
             let (points, bridges) = polyline(grid, inp, water, &path, a, b);
             // A town's own cell is open even when it holds water; the leg from the town to the
@@ -356,64 +375,76 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
             if points.iter().any(|&p| closed_at(inp, water, p)) {
                 continue;
             }
-            roads.push(Road { tier, from_town: from as u16, to_town: to as u16, points, bridges });
+            self.roads.push(Road { tier, from_town: from as u16, to_town: to as u16, points, bridges });
             return true;
         }
         false
-    };
-    // Highways: Prim's tree over the highway nodes from the capitol (ties by town index).
-    let nodes: Vec<usize> = (0..towns.len()).filter(|&i| towns[i].is_highway_node || i == capitol).collect();
-    let mut in_tree = vec![capitol];
-    let mut failed = vec![false; towns.len()];
-    loop {
-        let mut best: Option<(f32, usize, usize)> = None;
-        for &a in &in_tree {
-            for &b in &nodes {
-                if in_tree.contains(&b) || failed[b] {
-                    continue;
-                }
-                let d = dist(a, b);
-                if best.is_none_or(|(bd, _, _)| d < bd) {
-                    best = Some((d, a, b));
+    }
+
+    /// Highways: Prim's tree over the highway nodes from the capitol (ties by town index). A node
+    /// no highway reaches is left for [`Network::local_roads`] as an ordinary town.
+    fn highways(&mut self, capitol: usize, joined: &mut [bool]) {
+        let towns = self.inp.site.towns;
+        let nodes: Vec<usize> = (0..towns.len()).filter(|&i| towns[i].is_highway_node || i == capitol).collect();
+        let mut in_tree = vec![capitol];
+        let mut failed = vec![false; towns.len()];
+        loop {
+            let mut best: Option<(f32, usize, usize)> = None;
+            for &a in &in_tree {
+                for &b in &nodes {
+                    if in_tree.contains(&b) || failed[b] {
+                        continue;
+                    }
+                    let d = self.dist(a, b);
+                    if best.is_none_or(|(bd, _, _)| d < bd) {
+                        best = Some((d, a, b));
+                    }
                 }
             }
-        }
-        let Some((_, a, b)) = best else { break };
-        if add(a, b, RoadTier::Highway, &mut stats) {
-            in_tree.push(b);
-            joined[b] = true;
-        } else {
-            failed[b] = true; // retried below as an ordinary town
-        }
-    }
-    // Roads: the other towns, nearest to the capitol first, each to the nearest joined town it
-    // can reach.
-    // A town none of its three nearest joined towns reaches is retried against every joined
-    // town, and again after others have joined, until a round joins nobody.
-    let mut rest: Vec<usize> = (0..towns.len()).filter(|&i| !joined[i]).collect();
-    rest.sort_by(|&a, &b| dist(capitol, a).total_cmp(&dist(capitol, b)).then(a.cmp(&b)));
-    let mut first_round = true;
-    loop {
-        let mut left = Vec::new();
-        for &town in &rest {
-            let mut targets: Vec<usize> = (0..towns.len()).filter(|&i| joined[i]).collect();
-            targets.sort_by(|&a, &b| dist(town, a).total_cmp(&dist(town, b)).then(a.cmp(&b)));
-            let tries = if first_round { 3 } else { targets.len() };
-            if targets.into_iter().take(tries).any(|to| add(to, town, RoadTier::Road, &mut stats)) {
-                joined[town] = true;
+            let Some((_, a, b)) = best else { break };
+            if self.join(a, b, RoadTier::Highway) {
+                in_tree.push(b);
+                joined[b] = true;
             } else {
-                left.push(town);
+                failed[b] = true; // retried below as an ordinary town
             }
         }
-        let progress = left.len() < rest.len();
-        rest = left;
-        if rest.is_empty() || (!progress && !first_round) {
-            break;
-        }
-        first_round = false;
     }
-    stats.unreachable = rest;
-    // Guard: no point on the ocean, a lake or the crater core; bridges only over rivers.
+
+    /// Roads: the other towns, nearest to the capitol first, each to the nearest joined town it
+    /// can reach. A town none of its three nearest joined towns reaches is retried against every
+    /// joined town, and again after others have joined, until a round joins nobody. The towns
+    /// left unreachable.
+    fn local_roads(&mut self, capitol: usize, joined: &mut [bool]) -> Vec<usize> {
+        let count = self.inp.site.towns.len();
+        let mut rest: Vec<usize> = (0..count).filter(|&i| !joined[i]).collect();
+        rest.sort_by(|&a, &b| self.dist(capitol, a).total_cmp(&self.dist(capitol, b)).then(a.cmp(&b)));
+        let mut first_round = true;
+        loop {
+            let mut left = Vec::new();
+            for &town in &rest {
+                let mut targets: Vec<usize> = (0..count).filter(|&i| joined[i]).collect();
+                targets.sort_by(|&a, &b| self.dist(town, a).total_cmp(&self.dist(town, b)).then(a.cmp(&b)));
+                let tries = if first_round { 3 } else { targets.len() };
+                if targets.into_iter().take(tries).any(|to| self.join(to, town, RoadTier::Road)) {
+                    joined[town] = true;
+                } else {
+                    left.push(town);
+                }
+            }
+            let progress = left.len() < rest.len();
+            rest = left;
+            if rest.is_empty() || (!progress && !first_round) {
+                return rest;
+            }
+            first_round = false;
+        }
+    }
+}
+
+/// The road guard: no point on the ocean, a lake or the crater core; bridges only over rivers;
+/// every road joins two towns.
+fn guard(inp: &Inputs<'_>, water: &Water, roads: &[Road]) -> anyhow::Result<()> {
     for (k, r) in roads.iter().enumerate() {
         for (i, &p) in r.points.iter().enumerate() {
             anyhow::ensure!(!closed_at(inp, water, p), "road guard: road {k} point {i} lies on closed water");
@@ -425,18 +456,21 @@ pub fn run(inp: &Inputs<'_>, render: &[f32], water: &Water) -> anyhow::Result<(R
         }
         anyhow::ensure!(r.from_town != NO_TOWN && r.to_town != NO_TOWN, "road guard: road {k} has a loose end");
     }
+    Ok(())
+}
+
+/// The network's figures: roads, highways, lengths and bridges (`mpp`: metres per pixel).
+fn tally(stats: &mut RoadStats, roads: &[Road], mpp: f32) {
     stats.roads = roads.len();
     stats.highways = roads.iter().filter(|r| r.tier == RoadTier::Highway).count();
-    stats.total_length_m = roads.iter().map(|r| (r.length_px() * inp.site.mpp) as f64).sum();
+    stats.total_length_m = roads.iter().map(|r| (r.length_px() * mpp) as f64).sum();
     stats.bridges = roads.iter().map(|r| r.bridges.len()).sum();
     stats.bridge_length_m = roads
         .iter()
         .flat_map(|r| r.bridges.iter().map(move |s| (r, s)))
         .map(|(r, s)| {
             let pts = &r.points[s[0] as usize..=s[1] as usize];
-            pts.windows(2).map(|w| ((w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]) * inp.site.mpp) as f64).sum::<f64>()
+            pts.windows(2).map(|w| ((w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]) * mpp) as f64).sum::<f64>()
         })
         .sum();
-    stats.millis = t.elapsed().as_secs_f64() * 1e3;
-    Ok((RoadNetwork { roads }, stats))
 }

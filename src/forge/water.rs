@@ -12,9 +12,8 @@
 //!   at on the render map (its lowest rendered shore), and [`settle_lake_beds`] lays its bed under
 //!   that level. `WBID`, `WBTB` and `WSRF` are then written from this one classification.
 
+use super::grid::{Connectivity, flood_region, is_border, neighbours4, priority_flood};
 use crate::blueprint::{OCEAN_BODY_ID, Salinity, Water, WaterBody, WaterType, water_level};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 
 /// A basin shallower than this (metres) is a puddle, not a lake.
 pub const MIN_LAKE_DEPTH_M: f32 = 2.0;
@@ -74,29 +73,6 @@ impl Classification {
     }
 }
 
-fn neighbours(i: usize, n: usize) -> impl Iterator<Item = usize> {
-    let (x, y) = (i / n, i % n);
-    let mut v = [usize::MAX; 4];
-    if x > 0 {
-        v[0] = i - n;
-    }
-    if x + 1 < n {
-        v[1] = i + n;
-    }
-    if y > 0 {
-        v[2] = i - 1;
-    }
-    if y + 1 < n {
-        v[3] = i + 1;
-    }
-    v.into_iter().filter(|&j| j != usize::MAX)
-}
-
-fn is_border(i: usize, n: usize) -> bool {
-    let (x, y) = (i / n, i % n);
-    x == 0 || y == 0 || x == n - 1 || y == n - 1
-}
-
 /// Spill level of every pixel (priority flood from the border, sea level as the border's floor).
 ///
 /// A pixel's spill level is the lowest level water standing on it could reach before overflowing
@@ -104,37 +80,13 @@ fn is_border(i: usize, n: usize) -> bool {
 /// through a FIFO queue instead of the heap (Barnes et al.'s improved priority flood): the same
 /// levels, far fewer heap operations where the sea and lakes are wide.
 pub fn spill_levels(n: usize, heights: &[f32], sea: f32) -> Vec<f32> {
-    let mut level = vec![f32::NAN; n * n];
-    let mut heap = BinaryHeap::new();
-    let mut flat = VecDeque::new();
-    // Key: (level bits, index) — total order on non-negative finite floats, ties by index.
-    let key = |l: f32, i: usize| Reverse((l.to_bits(), i));
-    for i in 0..n * n {
-        if is_border(i, n) {
-            level[i] = heights[i].max(sea);
-            heap.push(key(level[i], i));
-        }
+    let mut level = heights.to_vec();
+    let border = || (0..n * n).filter(|&i| is_border(i, n));
+    for i in border() {
+        level[i] = heights[i].max(sea);
     }
-    loop {
-        let (i, l) = match flat.pop_front() {
-            Some(i) => (i, level[i]),
-            None => match heap.pop() {
-                Some(Reverse((bits, i))) => (i, f32::from_bits(bits)),
-                None => break,
-            },
-        };
-        for j in neighbours(i, n) {
-            if level[j].is_nan() {
-                if heights[j] <= l {
-                    level[j] = l;
-                    flat.push_back(j);
-                } else {
-                    level[j] = heights[j];
-                    heap.push(key(level[j], j));
-                }
-            }
-        }
-    }
+    let mut seen = vec![false; n * n];
+    priority_flood(n, Connectivity::Four, &mut level, &mut seen, border(), |_, _, spill| spill);
     level
 }
 
@@ -146,84 +98,94 @@ pub fn spill_levels(n: usize, heights: &[f32], sea: f32) -> Vec<f32> {
 pub fn classify_water(size: u32, heights: &[f32], sea: f32, mpr: f32) -> Classification {
     let n = size as usize;
     let mut ids = vec![0u16; n * n];
-    // Ocean: below sea and 4-connected to the border.
-    let mut queue = VecDeque::new();
-    for i in 0..n * n {
-        if is_border(i, n) && heights[i] < sea {
-            ids[i] = OCEAN_BODY_ID;
-            queue.push_back(i);
-        }
+    let mut bodies: Vec<WaterBody> = flood_ocean(n, heights, sea, &mut ids).into_iter().collect();
+    bodies.extend(find_lakes(n, heights, sea, mpr, &mut ids));
+    Classification { n: size, body_ids: ids, bodies }
+}
+
+/// The ocean: every below-sea pixel 4-connected to the border gets [`OCEAN_BODY_ID`]; its body,
+/// or `None` when there is no sea.
+fn flood_ocean(n: usize, heights: &[f32], sea: f32, ids: &mut [u16]) -> Option<WaterBody> {
+    let seeds: Vec<usize> = (0..n * n).filter(|&i| is_border(i, n) && heights[i] < sea).collect();
+    for &i in &seeds {
+        ids[i] = OCEAN_BODY_ID;
     }
     let mut count = 0u64;
-    while let Some(i) = queue.pop_front() {
-        count += 1;
-        for j in neighbours(i, n) {
-            if ids[j] == 0 && heights[j] < sea {
-                ids[j] = OCEAN_BODY_ID;
-                queue.push_back(j);
-            }
+    let take = |j: usize| {
+        let wet = ids[j] == 0 && heights[j] < sea;
+        if wet {
+            ids[j] = OCEAN_BODY_ID;
+        }
+        wet
+    };
+    flood_region(n, Connectivity::Four, seeds, take, |_| count += 1);
+    if count == 0 {
+        return None;
+    }
+    // Centroid sums in scan order, so they do not depend on the flood's visiting order.
+    let (mut cx, mut cy) = (0f64, 0f64);
+    for (i, &id) in ids.iter().enumerate() {
+        if id == OCEAN_BODY_ID {
+            cx += (i / n) as f64;
+            cy += (i % n) as f64;
         }
     }
-    drop(queue);
-    let mut bodies = Vec::new();
-    if count > 0 {
-        // Centroid sums in scan order, so they do not depend on the flood's visiting order.
-        let (mut cx, mut cy) = (0f64, 0f64);
-        for (i, &id) in ids.iter().enumerate() {
-            if id == OCEAN_BODY_ID {
-                cx += (i / n) as f64;
-                cy += (i % n) as f64;
-            }
-        }
-        bodies.push(WaterBody {
-            id: OCEAN_BODY_ID,
-            kind: WaterType::Ocean,
-            salinity: Salinity::Salt,
-            surface_level_raw: sea,
-            pixel_count: count as i32,
-            centroid_x: (cx / count as f64) as f32,
-            centroid_y: (cy / count as f64) as f32,
-        });
-    }
+    Some(WaterBody {
+        id: OCEAN_BODY_ID,
+        kind: WaterType::Ocean,
+        salinity: Salinity::Salt,
+        surface_level_raw: sea,
+        pixel_count: count as i32,
+        centroid_x: (cx / count as f64) as f32,
+        centroid_y: (cy / count as f64) as f32,
+    })
+}
 
+/// The lakes: 4-connected groups of dry pixels under their spill level, in scan order of their
+/// first pixel, numbered from [`OCEAN_BODY_ID`] + 1 into `ids`; puddles stay dry.
+fn find_lakes(n: usize, heights: &[f32], sea: f32, mpr: f32, ids: &mut [u16]) -> Vec<WaterBody> {
     let spill = spill_levels(n, heights, sea);
     let mut seen = vec![false; n * n];
     let mut next_id = OCEAN_BODY_ID + 1;
     let mut members = Vec::new();
+    let mut lakes = Vec::new();
     for start in 0..n * n {
         if seen[start] || ids[start] != 0 || spill[start] <= heights[start] {
             continue;
         }
         // One basin: flood its 4-connected flooded pixels.
         members.clear();
-        members.push(start);
         seen[start] = true;
-        let mut k = 0;
-        while k < members.len() {
-            let i = members[k];
-            k += 1;
-            for j in neighbours(i, n) {
-                if !seen[j] && ids[j] == 0 && spill[j] > heights[j] {
-                    seen[j] = true;
-                    members.push(j);
-                }
+        let take = |j: usize| {
+            let flooded = !seen[j] && ids[j] == 0 && spill[j] > heights[j];
+            if flooded {
+                seen[j] = true;
             }
-        }
-        let level = members.iter().map(|&i| spill[i]).fold(f32::MIN, f32::max);
-        let depth_m = members.iter().map(|&i| (level - heights[i]) * mpr).fold(0.0, f32::max);
-        let below_sea = members.iter().any(|&i| heights[i] < sea);
-        let puddle = members.len() < MIN_LAKE_PIXELS as usize || depth_m < MIN_LAKE_DEPTH_M;
-        if (puddle && !below_sea) || next_id == u16::MAX {
+            flooded
+        };
+        flood_region(n, Connectivity::Four, [start], take, |i| members.push(i));
+        let Some(level) = lake_level(&members, heights, &spill, sea, mpr) else { continue };
+        if next_id == u16::MAX {
             continue;
         }
         members.sort_unstable();
         for &i in &members {
             ids[i] = next_id;
         }
-        bodies.push(body(next_id, WaterType::Lake, level, &members, n));
+        lakes.push(body(next_id, WaterType::Lake, level, &members, n));
         next_id += 1;
     }
-    Classification { n: size, body_ids: ids, bodies }
+    lakes
+}
+
+/// The level a basin's pixels stand at (their highest spill level), or `None` for a puddle:
+/// shallower than [`MIN_LAKE_DEPTH_M`] or smaller than [`MIN_LAKE_PIXELS`], and all above sea.
+fn lake_level(members: &[usize], heights: &[f32], spill: &[f32], sea: f32, mpr: f32) -> Option<f32> {
+    let level = members.iter().map(|&i| spill[i]).fold(f32::MIN, f32::max);
+    let depth_m = members.iter().map(|&i| (level - heights[i]) * mpr).fold(0.0, f32::max);
+    let below_sea = members.iter().any(|&i| heights[i] < sea);
+    let puddle = members.len() < MIN_LAKE_PIXELS as usize || depth_m < MIN_LAKE_DEPTH_M;
+    (!puddle || below_sea).then_some(level)
 }
 
 /// The rendered level of every lake: the lowest rendered height on its dry 4-neighbour shore
@@ -236,7 +198,7 @@ pub fn render_levels(class: &Classification, render: &[f32], sea: f32) -> Vec<f3
     let mut shore = vec![f32::INFINITY; max_id + 1];
     for (i, &id) in class.body_ids.iter().enumerate() {
         if id > OCEAN_BODY_ID {
-            for j in neighbours(i, n) {
+            for j in neighbours4(i, n) {
                 if class.body_ids[j] == 0 {
                     shore[id as usize] = shore[id as usize].min(render[j]);
                 }

@@ -81,7 +81,7 @@ fn erosion_changes_no_water_pixel() {
         }
         assert_eq!(*ha < sea, *hb < sea);
     }
-    assert_eq!(b.erosion.unwrap(), ErosionDials::new(192).meta(), "EROS v3 as applied");
+    assert_eq!(b.erosion.unwrap(), blueprint::ErosionMeta::from(&ErosionDials::new(192)), "EROS v3 as applied");
     assert!(a.erosion.is_none(), "off by default");
 }
 

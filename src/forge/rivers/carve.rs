@@ -10,48 +10,86 @@ use super::*;
 /// water level. Points on a lake the river passes through ("crossings") carry the lake's level and
 /// are neither carved nor wetted. `None` when the course is too short or cannot be made
 /// consistent (a later lake higher than an earlier one).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn profile(
-    d: &RiverDials,
-    inp: &Inputs<'_>,
-    ids: &[u16],
-    outlet: &[bool],
-    levels: &[f32],
-    p: &Plan,
-    carved: &[Carved],
-    owner: &[u32],
-    owner_point: &[u32],
-) -> Option<Carved> {
-    let n = inp.n;
-    let (sea, mpr, mpp) = (inp.sea, inp.mpr, inp.mpp);
-    let level_of = |id: u16| levels.get(id as usize).copied().filter(|l| l.is_finite()).unwrap_or(sea);
-    let mut cells = Vec::with_capacity(p.cells.len());
-    let mut mouth_body = p.mouth_body;
-    // Floors from what the river flows into: bed and level.
-    let mut floor_bed = sea + d.sea_margin_m / mpr;
-    let mut floor_surface = f32::MIN;
-    let mut mouth_level = level_of(mouth_body);
-    if mouth_body > OCEAN_BODY_ID {
-        floor_bed = floor_bed.max(mouth_level + d.sea_margin_m / mpr);
+pub(super) fn profile(st: &Stage<'_>, ids: &[u16], p: &Plan, carved: &[Carved], ch: &Channels) -> Option<Carved> {
+    let (cells, mouth) = cut_course(st, ids, p, carved, ch)?;
+    // The kept cells are a run of the plan's cells: index them by the plan's position.
+    let offset = p.cells.iter().position(|&c| c == cells[0]).expect("a kept cell is a plan cell");
+    let mut shape = channel_shape(st, ids, p, &cells, offset);
+    for b in shape.bed.iter_mut() {
+        *b = b.max(mouth.floor_bed);
     }
-    let mut joined = false;
+    let surface = water_line(st, ids, &cells, &shape, mouth.floor_surface);
+    if !consistent(st, ids, &cells, &shape.bed, &surface) {
+        return None;
+    }
+    Some(Carved {
+        cells,
+        // A main course that ends in another river is that river's tributary.
+        order: if mouth.joined { 2 } else { p.order },
+        mouth_body: mouth.body,
+        bed: shape.bed,
+        surface,
+        half_width_px: shape.half,
+        area_px: shape.area,
+        mouth_level: mouth.level,
+        body_id: 0,
+    })
+}
+
+/// What a course flows into where it ends: the body, the floors its bed and level keep above,
+/// the level there, and whether it joined a river carved before it.
+struct Mouth {
+    body: u16,
+    floor_bed: f32,
+    floor_surface: f32,
+    level: f32,
+    joined: bool,
+}
+
+/// A course's channel before its bed is held at the mouth's floor: bed, half-width (pixels),
+/// drained area (pixels) and depth (metres) at each point.
+struct Channel {
+    bed: Vec<f32>,
+    half: Vec<f32>,
+    area: Vec<u32>,
+    depth: Vec<f32>,
+}
+
+/// The plan's cells up to its outlet or its confluence with a river carved before it, trimmed to
+/// start and end on dry ground, and what it flows into; `None` for a tributary that never reached
+/// its parent's channel or a course too short to keep.
+fn cut_course(st: &Stage<'_>, ids: &[u16], p: &Plan, carved: &[Carved], ch: &Channels) -> Option<(Vec<usize>, Mouth)> {
+    let (d, sea, mpr) = (st.d, st.inp.sea, st.inp.mpr);
+    let mut cells = Vec::with_capacity(p.cells.len());
+    // Floors from what the river flows into: bed and level.
+    let level = st.level_of(p.mouth_body);
+    let mut mouth = Mouth {
+        body: p.mouth_body,
+        floor_bed: sea + d.sea_margin_m / mpr,
+        floor_surface: f32::MIN,
+        level,
+        joined: false,
+    };
+    if mouth.body > OCEAN_BODY_ID {
+        mouth.floor_bed = mouth.floor_bed.max(mouth.level + d.sea_margin_m / mpr);
+    }
     for &c in &p.cells {
-        if outlet[c] {
+        if st.outlet[c] {
             break;
         }
         cells.push(c);
-        if owner[c] != 0 {
-            let j = &carved[owner[c] as usize - 1];
-            let pt = owner_point[c] as usize;
-            mouth_body = j.body_id;
-            floor_bed = floor_bed.max(j.bed[pt]);
-            floor_surface = j.surface[pt];
-            mouth_level = floor_surface;
-            joined = true;
+        if ch.owner[c] != 0 {
+            let j = &carved[ch.owner[c] as usize - 1];
+            let pt = ch.point[c] as usize;
+            mouth.body = j.body_id;
+            mouth.floor_bed = mouth.floor_bed.max(j.bed[pt]);
+            mouth.floor_surface = j.surface[pt];
+            mouth.level = mouth.floor_surface;
+            mouth.joined = true;
             break;
         }
     }
-    if !joined && p.parent.is_some() {
+    if !mouth.joined && p.parent.is_some() {
         return None; // a tributary that never reached its parent's channel
     }
     // A course must start and end on dry ground.
@@ -60,93 +98,91 @@ pub(super) fn profile(
     }
     let start = cells.iter().position(|&c| ids[c] == 0)?;
     cells.drain(..start);
-    let min_px = if p.order > 1 { 0.5 } else { 1.0 } * d.min_length_m / mpp;
-    if cells.len() < 2 || course_length_px(n, &cells) < min_px {
+    let min_px = if p.order > 1 { 0.5 } else { 1.0 } * d.min_length_m / st.inp.mpp;
+    if cells.len() < 2 || course_length_px(st.inp.n, &cells) < min_px {
         return None;
     }
+    Some((cells, mouth))
+}
+
+/// Width, depth and bed along the kept cells (`offset`: where they start in the plan), the bed
+/// monotone toward the mouth by [`MIN_BED_SLOPE`].
+fn channel_shape(st: &Stage<'_>, ids: &[u16], p: &Plan, cells: &[usize], offset: usize) -> Channel {
+    let (d, n, mpr, mpp) = (st.d, st.inp.n, st.inp.mpr, st.inp.mpp);
     let m = cells.len();
-    // The kept cells are a run of the plan's cells: index them by the plan's position.
-    let offset = p.cells.iter().position(|&c| c == cells[0]).expect("a kept cell is a plan cell");
-    let (mut bed, mut surface, mut half, mut area) = (vec![0f32; m], vec![0f32; m], vec![0f32; m], vec![0u32; m]);
-    let mut depth = vec![0f32; m];
+    let mut ch = Channel { bed: vec![0f32; m], half: vec![0f32; m], area: vec![0u32; m], depth: vec![0f32; m] };
     let acc_km2 = |a: u32| a as f32 * mpp * mpp * 1e-6;
     let min_depth = d.min_depth_m / mpr;
     let (mut a_run, mut prev_bed) = (0u32, f32::INFINITY);
     for (i, &c) in cells.iter().enumerate() {
         // The drained area never shrinks downstream (a re-routed reach leaves the D8 network).
         a_run = a_run.max(p.area[offset + i]);
-        area[i] = a_run;
+        ch.area[i] = a_run;
         let size = (acc_km2(a_run) / REFERENCE_AREA_KM2).sqrt().min(2.0);
-        depth[i] = ((DEPTH_HEAD_M + DEPTH_PER_SIZE_M * size) * d.depth_scale).max(d.min_depth_m + 0.1);
-        half[i] = ((HALF_WIDTH_HEAD_M + HALF_WIDTH_PER_SIZE_M * size) * d.width_scale / mpp).max(1.5);
+        ch.depth[i] = ((DEPTH_HEAD_M + DEPTH_PER_SIZE_M * size) * d.depth_scale).max(d.min_depth_m + 0.1);
+        ch.half[i] = ((HALF_WIDTH_HEAD_M + HALF_WIDTH_PER_SIZE_M * size) * d.width_scale / mpp).max(1.5);
         let step = if i == 0 { 0.0 } else { course_length_px(n, &cells[i - 1..=i]) * mpp };
         // Under the routing surface, not the terrain: through a pit the bed runs at the level the
         // pit fills to (the pit stays, as a pool) instead of cutting a canyon through its rim.
-        let own = if ids[c] != 0 { level_of(ids[c]) - min_depth } else { p.ground[offset + i] - depth[i] / mpr };
-        bed[i] = own.min(prev_bed - MIN_BED_SLOPE * step / mpr);
-        prev_bed = bed[i];
+        let own = if ids[c] != 0 { st.level_of(ids[c]) - min_depth } else { p.ground[offset + i] - ch.depth[i] / mpr };
+        ch.bed[i] = own.min(prev_bed - MIN_BED_SLOPE * step / mpr);
+        prev_bed = ch.bed[i];
     }
-    for b in bed.iter_mut() {
-        *b = b.max(floor_bed);
-    }
-    // Level: from the source down, never above the channel's water line, equal to a crossed
-    // lake's level on it; then the smallest non-increasing envelope over that (so upstream of a
-    // lake it never dips under the lake), held at what it flows into; on the WSRF grid, rounded up.
+    ch
+}
+
+/// The water level along the course. From the source down, never above the channel's water
+/// line, equal to a crossed lake's level on it; then the smallest non-increasing envelope over
+/// that (so upstream of a lake it never dips under the lake), held at `floor` (what it flows
+/// into); on the WSRF grid, rounded up.
+fn water_line(st: &Stage<'_>, ids: &[u16], cells: &[usize], ch: &Channel, floor: f32) -> Vec<f32> {
+    let (d, mpr) = (st.d, st.inp.mpr);
+    let mut surface = vec![0f32; cells.len()];
     let mut prev = f32::INFINITY;
-    for i in 0..m {
-        let own = if ids[cells[i]] != 0 {
-            level_of(ids[cells[i]])
+    for (i, &c) in cells.iter().enumerate() {
+        let own = if ids[c] != 0 {
+            st.level_of(ids[c])
         } else {
-            (bed[i] + (WATER_SHARE * depth[i]).max(d.min_depth_m) / mpr).min(prev)
+            (ch.bed[i] + (WATER_SHARE * ch.depth[i]).max(d.min_depth_m) / mpr).min(prev)
         };
         surface[i] = own;
         prev = own;
     }
-    let mut env = floor_surface;
-    for i in (0..m).rev() {
-        env = env.max(surface[i]);
-        surface[i] = (env * water_level::STEPS_PER_RAW).ceil() / water_level::STEPS_PER_RAW;
+    let mut env = floor;
+    for s in surface.iter_mut().rev() {
+        env = env.max(*s);
+        *s = (env * water_level::STEPS_PER_RAW).ceil() / water_level::STEPS_PER_RAW;
     }
-    // Consistency: a crossing must stand at its lake's level (a later, higher lake lifted it) and
-    // every point at least the minimum depth over its bed.
-    for i in 0..m {
-        let c = cells[i];
-        if ids[c] != 0 && surface[i] > level_of(ids[c]) + 1.5 / water_level::STEPS_PER_RAW {
-            return None;
+    surface
+}
+
+/// Consistency: a crossing must stand at its lake's level (a later, higher lake lifted it) and
+/// every point at least the minimum depth over its bed.
+fn consistent(st: &Stage<'_>, ids: &[u16], cells: &[usize], bed: &[f32], surface: &[f32]) -> bool {
+    let min_depth = st.d.min_depth_m / st.inp.mpr;
+    for ((&c, &b), &s) in cells.iter().zip(bed).zip(surface) {
+        if ids[c] != 0 && s > st.level_of(ids[c]) + 1.5 / water_level::STEPS_PER_RAW {
+            return false;
         }
-        if surface[i] < bed[i] + min_depth * 0.999 {
-            return None;
+        if s < b + min_depth * 0.999 {
+            return false;
         }
     }
-    Some(Carved {
-        cells,
-        // A main course that ends in another river is that river's tributary.
-        order: if joined { 2 } else { p.order },
-        mouth_body,
-        bed,
-        surface,
-        half_width_px: half,
-        area_px: area,
-        mouth_level,
-        body_id: 0,
-    })
+    true
 }
 
 /// Stamp one river into the render map and claim its channel pixels: a parabola from the bed to
 /// the rim inside the half-width, a smoothstep shoulder back to the terrain out to twice it.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn carve(
-    inp: &Inputs<'_>,
+    st: &Stage<'_>,
     render: &mut [f32],
     ids: &[u16],
-    protected: &[bool],
     c: &Carved,
     k: u32,
-    owner: &mut [u32],
-    owner_point: &mut [u32],
-    owner_r: &mut [f32],
+    ch: &mut Channels,
     stats: &mut RiverStats,
 ) {
+    let (inp, protected) = (st.inp, &st.protected);
     let n = inp.n;
     for (i, &cell) in c.cells.iter().enumerate() {
         if ids[cell] != 0 {
@@ -183,10 +219,10 @@ pub(super) fn carve(
                     stats.carved_pixels += 1;
                     stats.max_cut_m = stats.max_cut_m.max((old - target) * inp.mpr);
                 }
-                if r <= hw && (owner[j] == 0 || (owner[j] == k && r < owner_r[j])) {
-                    owner[j] = k;
-                    owner_point[j] = i as u32;
-                    owner_r[j] = r;
+                if r <= hw && (ch.owner[j] == 0 || (ch.owner[j] == k && r < ch.r[j])) {
+                    ch.owner[j] = k;
+                    ch.point[j] = i as u32;
+                    ch.r[j] = r;
                 }
             }
         }

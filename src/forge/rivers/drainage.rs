@@ -21,85 +21,70 @@ pub(super) const TO_WATER: u8 = 16;
 
 impl Drainage {
     pub(super) fn target(&self, i: usize, n: usize) -> Option<usize> {
-        let d = self.dir[i];
-        if d == SINK {
-            return None;
-        }
-        let k = (d % TO_WATER) as usize;
-        let (x, y) = ((i / n) as i64 + DX[k], (i % n) as i64 + DY[k]);
-        Some(x as usize * n + y as usize)
+        flow_target(&self.dir, i, n)
     }
 }
 
+/// The cell a D8 direction `dir[i]` leads to, `None` for a sink.
+fn flow_target(dir: &[u8], i: usize, n: usize) -> Option<usize> {
+    let d = dir[i];
+    if d == SINK {
+        return None;
+    }
+    let k = (d % TO_WATER) as usize;
+    let (x, y) = ((i / n) as i64 + DX[k], (i % n) as i64 + DY[k]);
+    Some(x as usize * n + y as usize)
+}
+
 /// `route_h` (the routing heights of [`routing_surface`]) becomes the filled routing surface.
-pub(super) fn drainage(
-    d: &RiverDials,
-    inp: &Inputs<'_>,
-    route_h: Vec<f32>,
-    outlet: &[bool],
-    ids: &[u16],
-    stats: &mut RiverStats,
-) -> Drainage {
+pub(super) fn drainage(st: &Stage<'_>, route_h: Vec<f32>, ids: &[u16], stats: &mut RiverStats) -> Drainage {
+    let n = st.inp.n;
+    let (mut filled, raised, seen) = fill_pits(st, route_h, ids);
+    revert_terminal_basins(st, &mut filled, raised, seen, stats);
+    let dir = d8_directions(n, &st.outlet, &filled);
+    let (acc, longest) = accumulate(n, &st.outlet, &dir);
+    Drainage { dir, acc, longest, filled }
+}
+
+/// Step 1, the fill: priority flood from the outlets (dry pixels touching water) and the dry
+/// border, every pit raised one ulp above the cell it is reached from (a strictly descending way
+/// back out of it). The filled surface; the cells it raised with their heights before (lake
+/// cells crossed are flats at their level, not pits, and stay out of the list); the flood's
+/// visited mask (every cell), for reuse.
+fn fill_pits(st: &Stage<'_>, route_h: Vec<f32>, ids: &[u16]) -> (Vec<f32>, Vec<(u32, f32)>, Vec<bool>) {
+    let (n, outlet) = (st.inp.n, &st.outlet);
     let lake = |i: usize| ids[i] != 0 && !outlet[i];
-    let n = inp.n;
-    let total = n * n;
-    // 1. Priority flood from the outlets (dry pixels touching water) and the dry border.
-    // The pit and basin tests below compare against the unfilled heights: keep what the fill
-    // raises (few pixels) rather than a second map.
+    // The pit and basin tests compare against the unfilled heights: keep what the fill raises
+    // (few pixels) rather than a second map.
     let mut filled = route_h;
     let mut raised: Vec<(u32, f32)> = Vec::new();
-    let mut seen = vec![false; total];
-    let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
-    let mut pit: VecDeque<usize> = VecDeque::new();
-    for i in 0..total {
-        if outlet[i] {
-            seen[i] = true;
-            continue;
+    let mut seen = outlet.clone();
+    let seeds = (0..n * n).filter(|&i| !outlet[i] && (is_border(i, n) || neighbours8(i, n).any(|(_, j)| outlet[j])));
+    let fill = |j: usize, old: f32, level: f32| {
+        if !lake(j) {
+            raised.push((j as u32, old));
         }
-        let (x, y) = (i / n, i % n);
-        let border = x == 0 || y == 0 || x == n - 1 || y == n - 1;
-        if border || (0..8).any(|k| neighbour(i, n, k).is_some_and(|j| outlet[j])) {
-            seen[i] = true;
-            heap.push(Reverse((ord_key(filled[i]), i as u32)));
-        }
-    }
-    loop {
-        let c = match pit.pop_front() {
-            Some(c) => c,
-            None => match heap.pop() {
-                Some(Reverse((_, c))) => c as usize,
-                None => break,
-            },
-        };
-        let fc = filled[c];
-        for k in 0..8 {
-            let Some(j) = neighbour(c, n, k) else { continue };
-            if seen[j] {
-                continue;
-            }
-            seen[j] = true;
-            if filled[j] <= fc {
-                // One ulp above the parent: a strictly descending way back out of every pit.
-                if !lake(j) {
-                    // A lake crossed is a flat at its level, not a pit: its cells stay out of
-                    // the depression search below.
-                    raised.push((j as u32, filled[j]));
-                }
-                filled[j] = fc.next_up();
-                pit.push_back(j);
-            } else {
-                heap.push(Reverse((ord_key(filled[j]), j as u32)));
-            }
-        }
-    }
-    drop(heap);
-    drop(pit);
+        level.next_up()
+    };
+    priority_flood(n, Connectivity::Eight, &mut filled, &mut seen, seeds, fill);
+    (filled, raised, seen)
+}
 
-    // 2. Depressions (8-connected cells the fill raised); deep and large ones revert.
+/// Step 2, the depressions: 8-connected groups of cells the fill raised; one at least
+/// [`ENDO_MIN_DEPTH_M`] deep and [`RiverDials::endorheic_min_area`] large reverts to its real
+/// surface (a dry terminal basin), the others stay filled. `buffer` is a spare mask of the map.
+fn revert_terminal_basins(
+    st: &Stage<'_>,
+    filled: &mut [f32],
+    mut raised: Vec<(u32, f32)>,
+    buffer: Vec<bool>,
+    stats: &mut RiverStats,
+) {
+    let n = st.inp.n;
     raised.sort_unstable_by_key(|r| r.0);
     let orig = |i: usize| raised[raised.binary_search_by_key(&(i as u32), |r| r.0).expect("a raised cell")].1;
-    let min_area = (d.endorheic_min_area as f64 * total as f64).max(1.0) as usize;
-    let mut pending = seen; // reuse: true = raised and not yet in a pool
+    let min_area = (st.d.endorheic_min_area as f64 * (n * n) as f64).max(1.0) as usize;
+    let mut pending = buffer; // true = raised and not yet in a pool
     pending.fill(false);
     for &(i, _) in &raised {
         pending[i as usize] = true;
@@ -111,23 +96,14 @@ pub(super) fn drainage(
             continue;
         }
         members.clear();
-        members.push(s);
         pending[s] = false;
-        let mut q = 0;
         let mut depth = 0f32;
-        while q < members.len() {
-            let c = members[q];
-            q += 1;
-            depth = depth.max((filled[c] - orig(c)) * inp.mpr);
-            for k in 0..8 {
-                if let Some(j) = neighbour(c, n, k)
-                    && pending[j]
-                {
-                    pending[j] = false;
-                    members.push(j);
-                }
-            }
-        }
+        let take = |j: usize| std::mem::replace(&mut pending[j], false);
+        let visit = |c: usize| {
+            depth = depth.max((filled[c] - orig(c)) * st.inp.mpr);
+            members.push(c);
+        };
+        flood_region(n, Connectivity::Eight, [s], take, visit);
         if depth >= ENDO_MIN_DEPTH_M && members.len() >= min_area {
             stats.terminal_basins += 1;
             for &c in &members {
@@ -137,52 +113,55 @@ pub(super) fn drainage(
             stats.depressions_filled += 1;
         }
     }
-    drop(pending);
-    drop(members);
-    drop(raised);
+}
 
-    // 3. D8 on the routing surface; into water when no dry neighbour is lower.
-    let mut dir = vec![SINK; total];
-    for i in 0..total {
-        if outlet[i] {
-            continue;
-        }
-        let (mut best, mut best_k, mut water_k) = (0f32, usize::MAX, usize::MAX);
-        for k in 0..8 {
-            let Some(j) = neighbour(i, n, k) else { continue };
-            if outlet[j] {
-                let drop = (filled[i] - filled[j].min(filled[i])) / DIST[k];
-                if water_k == usize::MAX || drop > best {
-                    water_k = k;
-                }
-                if drop > best {
-                    best = drop;
-                    best_k = k + 100;
-                }
-                continue;
+/// Step 3, D8 on the routing surface: every dry cell's steepest way down, into water when no dry
+/// neighbour is lower.
+fn d8_directions(n: usize, outlet: &[bool], filled: &[f32]) -> Vec<u8> {
+    (0..n * n).map(|i| if outlet[i] { SINK } else { d8_direction(i, n, outlet, filled) }).collect()
+}
+
+/// The D8 direction of dry cell `i`: the steepest drop (ties to the first in neighbour order), or
+/// [`TO_WATER`] + k for the steepest water neighbour k when no dry one is lower, or [`SINK`].
+fn d8_direction(i: usize, n: usize, outlet: &[bool], filled: &[f32]) -> u8 {
+    let (mut best, mut best_k, mut water_k) = (0f32, usize::MAX, usize::MAX);
+    for (k, j) in neighbours8(i, n) {
+        if outlet[j] {
+            let drop = (filled[i] - filled[j].min(filled[i])) / DIST[k];
+            if water_k == usize::MAX || drop > best {
+                water_k = k;
             }
-            let drop = (filled[i] - filled[j]) / DIST[k];
             if drop > best {
                 best = drop;
-                best_k = k;
+                best_k = k + 100;
             }
+            continue;
         }
-        dir[i] = match best_k {
-            usize::MAX if water_k != usize::MAX => TO_WATER + water_k as u8,
-            usize::MAX => SINK,
-            k if k >= 100 => TO_WATER + (k - 100) as u8,
-            k => k as u8,
-        };
+        let drop = (filled[i] - filled[j]) / DIST[k];
+        if drop > best {
+            best = drop;
+            best_k = k;
+        }
     }
-    // 4. Accumulation in Kahn order (dry cells only; water cells only receive).
+    match best_k {
+        usize::MAX if water_k != usize::MAX => TO_WATER + water_k as u8,
+        usize::MAX => SINK,
+        k if k >= 100 => TO_WATER + (k - 100) as u8,
+        k => k as u8,
+    }
+}
+
+/// Step 4, accumulation in Kahn (topological) order, dry cells only (water cells only receive):
+/// the drained area of every cell (pixels) and its longest flow path from a source (pixels).
+fn accumulate(n: usize, outlet: &[bool], dir: &[u8]) -> (Vec<u32>, Vec<f32>) {
+    let total = n * n;
     let mut acc = vec![0u32; total];
     let mut indeg = vec![0u8; total];
     let mut longest = vec![0f32; total];
-    let dr = Drainage { dir, acc: Vec::new(), longest: Vec::new(), filled: Vec::new() };
     for i in 0..total {
         if !outlet[i]
-            && dr.dir[i] < TO_WATER
-            && let Some(t) = dr.target(i, n)
+            && dir[i] < TO_WATER
+            && let Some(t) = flow_target(dir, i, n)
         {
             indeg[t] += 1;
         }
@@ -197,18 +176,18 @@ pub(super) fn drainage(
         }
     }
     while let Some(c) = q.pop_front() {
-        if dr.dir[c] >= TO_WATER {
+        if dir[c] >= TO_WATER {
             continue;
         }
-        let t = dr.target(c, n).expect("a dry direction has a target");
+        let t = flow_target(dir, c, n).expect("a dry direction has a target");
         acc[t] += acc[c];
-        longest[t] = longest[t].max(longest[c] + DIST[dr.dir[c] as usize]);
+        longest[t] = longest[t].max(longest[c] + DIST[dir[c] as usize]);
         indeg[t] -= 1;
         if indeg[t] == 0 {
             q.push_back(t);
         }
     }
-    Drainage { dir: dr.dir, acc, longest, filled }
+    (acc, longest)
 }
 
 /// Trace a stem upstream from `from` along the longest flow path (the hydrologists' main stem)
@@ -218,8 +197,7 @@ pub(super) fn trace_up(dr: &Drainage, n: usize, from: usize, min_acc: u32, near_
     let mut c = from;
     loop {
         let (mut best, mut best_l) = (usize::MAX, -1f32);
-        for k in 0..8 {
-            let Some(j) = neighbour(c, n, k) else { continue };
+        for (_, j) in neighbours8(c, n) {
             if dr.dir[j] < TO_WATER
                 && dr.target(j, n) == Some(c)
                 && dr.acc[j] >= min_acc

@@ -51,11 +51,10 @@ use crate::blueprint::{
     Biome, OCEAN_BODY_ID, River, RiverDialsMeta, RiverNetwork, RiverPoint, Salinity, Water, WaterBody, WaterType,
     water_level,
 };
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 // Neighbour order is fixed (`grid`): it is the deterministic tie-break everywhere below.
-use super::grid::{DIST, DX, DY, neighbour};
+use super::grid::{Connectivity, DIST, DX, DY, LeastCost, Step, flood_region, is_border, neighbours8, priority_flood};
 
 /// A filled depression at least this deep (and large) is a terminal basin, not a pit.
 pub const ENDO_MIN_DEPTH_M: f32 = 2.0;
@@ -82,37 +81,12 @@ const WATER_SHARE: f32 = 0.6;
 /// a year leaving a humid island as streamflow.
 const RUNOFF_M_PER_S: f64 = 6.3e-8;
 
-/// The river dials. The island's shape scales with the map, so areas and distances are given as
-/// fractions of the map (area / N², distance / N); [`RiverDials::new`] gives the defaults.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct RiverDials {
-    /// Most trunks to the ocean.
-    pub trunks: u32,
-    /// Most rivers ending in a lake.
-    pub lake_rivers: u32,
-    /// Most tributaries per main river.
-    pub tributaries: u32,
-    /// Least drained area of a main stem's outlet, fraction of the map.
-    pub main_min_area: f32,
-    /// Least drained area of a tributary, fraction of the map.
-    pub tributary_min_area: f32,
-    /// A stem is traced upstream while the inflow drains at least this (fraction of the map).
-    pub stem_min_area: f32,
-    /// Least area of a dry terminal basin, fraction of the map.
-    pub endorheic_min_area: f32,
-    /// Least distance between two trunk mouths, fraction of the map's side.
-    pub mouth_separation: f32,
-    /// Shortest river kept (metres); tributaries need half of it.
-    pub min_length_m: f32,
-    pub width_scale: f32,
-    pub depth_scale: f32,
-    /// Least water depth over the bed (metres).
-    pub min_depth_m: f32,
-    /// The bed stays this far above sea (metres).
-    pub sea_margin_m: f32,
-}
+/// The river dials: `RIVR`'s record of them is the one field list, so the stage runs on the record
+/// itself (areas and distances are fractions of the map); [`RiverDials::default`] gives the
+/// defaults.
+pub type RiverDials = RiverDialsMeta;
 
-impl Default for RiverDials {
+impl Default for RiverDialsMeta {
     fn default() -> Self {
         Self {
             trunks: 8,
@@ -128,27 +102,6 @@ impl Default for RiverDials {
             depth_scale: 1.0,
             min_depth_m: 0.4,
             sea_margin_m: 0.2,
-        }
-    }
-}
-
-impl RiverDials {
-    /// `RIVR`'s record of the dials as applied.
-    pub fn meta(&self) -> RiverDialsMeta {
-        RiverDialsMeta {
-            trunks: self.trunks.min(u16::MAX as u32) as u16,
-            lake_rivers: self.lake_rivers.min(u16::MAX as u32) as u16,
-            tributaries: self.tributaries.min(u16::MAX as u32) as u16,
-            main_min_area: self.main_min_area,
-            tributary_min_area: self.tributary_min_area,
-            stem_min_area: self.stem_min_area,
-            endorheic_min_area: self.endorheic_min_area,
-            mouth_separation: self.mouth_separation,
-            min_length_m: self.min_length_m,
-            width_scale: self.width_scale,
-            depth_scale: self.depth_scale,
-            min_depth_m: self.min_depth_m,
-            sea_margin_m: self.sea_margin_m,
         }
     }
 }
@@ -205,10 +158,35 @@ fn elapsed_ms(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// A total order on f32 as u32 (for the priority queues).
-fn ord_key(f: f32) -> u32 {
-    let b = f.to_bits();
-    if b >> 31 == 0 { b | 0x8000_0000 } else { !b }
+/// What every step after the routing surface reads: the dials, the site, the `WBTB` levels by
+/// body id, the outlets (water a river cannot leave) and the protected ground.
+struct Stage<'a> {
+    d: &'a RiverDials,
+    inp: &'a Inputs<'a>,
+    levels: Vec<f32>,
+    outlet: Vec<bool>,
+    protected: Vec<bool>,
+}
+
+impl Stage<'_> {
+    /// The level of body `id`, sea level where it has none.
+    fn level_of(&self, id: u16) -> f32 {
+        self.levels.get(id as usize).copied().filter(|l| l.is_finite()).unwrap_or(self.inp.sea)
+    }
+}
+
+/// Which carved river owns each channel pixel (its index + 1, 0 for none), at which point of its
+/// course, and how far from that point (pixels).
+struct Channels {
+    owner: Vec<u32>,
+    point: Vec<u32>,
+    r: Vec<f32>,
+}
+
+/// Each river's wet pixels: their count and the sums of their X and Y (for the centroid).
+struct Wet {
+    pixels: Vec<u64>,
+    sums: Vec<(f64, f64)>,
 }
 
 /// Run the whole stage on the render map, the water and the biomes (all X-outer / Y-inner).
@@ -220,7 +198,6 @@ pub fn run(
     water: &mut Water,
     biomes: &mut [u8],
 ) -> anyhow::Result<(RiverNetwork, RiverStats)> {
-    let n = inp.n;
     let mut stats = RiverStats::default();
     let before = Snapshot::take(inp, render, water);
     let protected = protected_mask(inp);
@@ -228,28 +205,49 @@ pub fn run(
     let t = std::time::Instant::now();
     let levels = body_levels(water);
     let (outlet, route_h) = routing_surface(d, inp, render, water, &levels);
-    let drain = drainage(d, inp, route_h, &outlet, &water.body_ids, &mut stats);
+    let st = Stage { d, inp, levels, outlet, protected };
+    let drain = drainage(&st, route_h, &water.body_ids, &mut stats);
     stats.drainage_ms = elapsed_ms(t);
 
     let t = std::time::Instant::now();
-    let plans = plan(d, inp, render, &water.body_ids, &outlet, &protected, &drain);
+    let plans = plan(&st, render, &water.body_ids, &drain);
     stats.route_ms = elapsed_ms(t);
     drop(drain);
 
     let t = std::time::Instant::now();
-    // River ids follow the bodies already there (never the ocean's id, even with an empty table).
+    let (carved, channels) = carve_all(&st, render, water, &plans, &mut stats);
+    let wet = wet_channels(&st, render, water, biomes, &carved, channels);
+    let rivers = river_bodies(inp, water, &carved, &wet, &mut stats);
+    stats.carve_ms = elapsed_ms(t);
+    stats.rivers = rivers.len();
+    stats.tributaries = rivers.iter().filter(|r| r.order > 1).count();
+    stats.total_length_m = rivers.iter().map(|r| r.length_m as f64).sum();
+    stats.longest_m = rivers.iter().map(|r| r.length_m as f64).fold(0.0, f64::max);
+    let network = RiverNetwork { dials: *d, rivers };
+    check(inp, &before, render, water, biomes, &network, &carved)?;
+    Ok((network, stats))
+}
+
+/// Profile and carve each plan in order (a tributary only after its parent was carved); river
+/// ids follow the bodies already there (never the ocean's id, even with an empty table).
+fn carve_all(
+    st: &Stage<'_>,
+    render: &mut [f32],
+    water: &Water,
+    plans: &[Plan],
+    stats: &mut RiverStats,
+) -> (Vec<Carved>, Channels) {
+    let n = st.inp.n;
     let last_id = water.bodies.as_ref().and_then(|b| b.iter().map(|b| b.id).max()).unwrap_or(OCEAN_BODY_ID);
     let next_id = last_id.max(OCEAN_BODY_ID).saturating_add(1);
-    let mut owner = vec![0u32; n * n]; // carved river index + 1 per channel pixel
-    let mut owner_point = vec![0u32; n * n];
-    let mut owner_r = vec![f32::INFINITY; n * n];
+    let mut ch = Channels { owner: vec![0u32; n * n], point: vec![0u32; n * n], r: vec![f32::INFINITY; n * n] };
     let mut carved: Vec<Carved> = Vec::new();
     let mut plan_to_carved: Vec<Option<usize>> = vec![None; plans.len()];
     for (pi, p) in plans.iter().enumerate() {
         if p.parent.is_some_and(|pp| plan_to_carved[pp].is_none()) {
             continue; // the parent was dropped
         }
-        let Some(mut c) = profile(d, inp, &water.body_ids, &outlet, &levels, p, &carved, &owner, &owner_point) else {
+        let Some(mut c) = profile(st, &water.body_ids, p, &carved, &ch) else {
             continue;
         };
         if next_id as usize + carved.len() >= u16::MAX as usize {
@@ -257,37 +255,52 @@ pub fn run(
         }
         c.body_id = next_id + carved.len() as u16;
         let k = carved.len() as u32 + 1;
-        carve(inp, render, &water.body_ids, &protected, &c, k, &mut owner, &mut owner_point, &mut owner_r, &mut stats);
+        carve(st, render, &water.body_ids, &c, k, &mut ch, stats);
         plan_to_carved[pi] = Some(carved.len());
         carved.push(c);
     }
-    drop(owner_r);
+    (carved, ch)
+}
 
-    // Water: channel pixels under their river's level.
+/// Water: each channel pixel under its river's level becomes that river's (`WBID`, `WSRF`,
+/// `BIOM`); water, protected ground and below-sea pixels are never a river's.
+fn wet_channels(
+    st: &Stage<'_>,
+    render: &[f32],
+    water: &mut Water,
+    biomes: &mut [u8],
+    carved: &[Carved],
+    ch: Channels,
+) -> Wet {
+    let n = st.inp.n;
+    let Channels { owner, point, r } = ch;
+    drop(r);
     let surface = water.surface.get_or_insert_with(|| vec![water_level::NO_WATER; n * n]);
-    let mut pixels = vec![0u64; carved.len()];
-    let mut sums = vec![(0f64, 0f64); carved.len()];
+    let mut wet = Wet { pixels: vec![0u64; carved.len()], sums: vec![(0f64, 0f64); carved.len()] };
     for i in 0..n * n {
         let k = owner[i];
-        if k == 0 || water.body_ids[i] != 0 || protected[i] || render[i] < inp.sea {
-            continue; // water, protected ground and below-sea pixels are never a river's
+        if k == 0 || water.body_ids[i] != 0 || st.protected[i] || render[i] < st.inp.sea {
+            continue;
         }
         let c = &carved[k as usize - 1];
-        let level = c.surface[owner_point[i] as usize];
+        let level = c.surface[point[i] as usize];
         if render[i] < level {
             water.body_ids[i] = c.body_id;
             surface[i] = water_level::encode(level);
             biomes[i] = Biome::Lake as u8;
-            pixels[k as usize - 1] += 1;
-            sums[k as usize - 1].0 += (i / n) as f64;
-            sums[k as usize - 1].1 += (i % n) as f64;
+            wet.pixels[k as usize - 1] += 1;
+            wet.sums[k as usize - 1].0 += (i / n) as f64;
+            wet.sums[k as usize - 1].1 += (i % n) as f64;
         }
     }
-    drop(owner);
-    drop(owner_point);
-    // Every course point on dry ground is wetted by its own river, so a river without a wet pixel
-    // should not occur; if one does, it gets no body and what flowed into it flows into what it
-    // flowed into (its record's mouth is remapped), so no mouth ever names a missing body.
+    wet
+}
+
+/// What each carved river flows into, as (body, level). Every course point on dry ground is
+/// wetted by its own river, so a river without a wet pixel should not occur; if one does, it gets
+/// no body and what flowed into it flows into what it flowed into (its record's mouth is
+/// remapped), so no mouth ever names a missing body.
+fn mouths(carved: &[Carved], pixels: &[u64]) -> Vec<(u16, f32)> {
     let mut mouth_of: Vec<(u16, f32)> = carved.iter().map(|c| (c.mouth_body, c.mouth_level)).collect();
     for k in 0..carved.len() {
         let (mut m, mut l) = mouth_of[k];
@@ -296,35 +309,40 @@ pub fn run(
         }
         mouth_of[k] = (m, l);
     }
+    mouth_of
+}
+
+/// The `WBTB` body and the `RIVR` record of every river with water in it.
+fn river_bodies(
+    inp: &Inputs<'_>,
+    water: &mut Water,
+    carved: &[Carved],
+    wet: &Wet,
+    stats: &mut RiverStats,
+) -> Vec<River> {
+    let mouth_of = mouths(carved, &wet.pixels);
     let bodies = water.bodies.get_or_insert_with(Vec::new);
     let mut rivers = Vec::new();
     for (k, c) in carved.iter().enumerate() {
-        if pixels[k] == 0 {
+        if wet.pixels[k] == 0 {
             continue;
         }
-        let px = pixels[k] as f64;
+        let px = wet.pixels[k] as f64;
         bodies.push(WaterBody {
             id: c.body_id,
             kind: WaterType::Lake,
             salinity: Salinity::Fresh,
             surface_level_raw: mouth_of[k].1,
-            pixel_count: pixels[k] as i32,
-            centroid_x: (sums[k].0 / px) as f32,
-            centroid_y: (sums[k].1 / px) as f32,
+            pixel_count: wet.pixels[k] as i32,
+            centroid_x: (wet.sums[k].0 / px) as f32,
+            centroid_y: (wet.sums[k].1 / px) as f32,
         });
-        stats.wet_pixels += pixels[k];
+        stats.wet_pixels += wet.pixels[k];
         let mut record = to_record(inp, c);
         record.mouth_body_id = mouth_of[k].0;
         rivers.push(record);
     }
-    stats.carve_ms = elapsed_ms(t);
-    stats.rivers = rivers.len();
-    stats.tributaries = rivers.iter().filter(|r| r.order > 1).count();
-    stats.total_length_m = rivers.iter().map(|r| r.length_m as f64).sum();
-    stats.longest_m = rivers.iter().map(|r| r.length_m as f64).fold(0.0, f64::max);
-    let network = RiverNetwork { dials: d.meta(), rivers };
-    check(inp, &before, render, water, biomes, &network, &carved)?;
-    Ok((network, stats))
+    rivers
 }
 
 /// `WBTB` levels indexed by body id (NaN where there is none).
