@@ -381,5 +381,8 @@ fn rays_through_every_pixel_hit_the_ground_in_a_fast_flight() {
         cracks += crack.len();
         screen = shown.into_iter().collect();
     }
-    eprintln!("fast flight: {cracks} rays of {} through kept borders while streaming", FLIGHT_FRAMES * FRAME.0 * FRAME.1);
+    eprintln!(
+        "fast flight: {cracks} rays of {} through kept borders while streaming",
+        FLIGHT_FRAMES * FRAME.0 * FRAME.1
+    );
 }

@@ -358,3 +358,24 @@ fn a_corrupt_reference_is_an_error_and_an_oversized_suite_file_is_refused() {
     let e = Suite::load(&big).unwrap_err().to_string();
     assert!(e.contains("big.toml") && e.contains("at most"), "{e}");
 }
+
+/// Issue 24's lines, held: no circle among the files of `src/app`, `src/forge` and the top-level
+/// modules (`scripts/structure`), no function in `src` over 80 lines unless it is a marked table
+/// and no file over 700 (`scripts/long-fns`).
+#[test]
+fn the_house_keeps_its_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for args in [&["scripts/structure"][..], &["scripts/structure", "src/forge"], &["scripts/long-fns"]] {
+        let out = std::process::Command::new("python3")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("python3 runs the structure scripts");
+        assert!(
+            out.status.success(),
+            "{args:?} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
