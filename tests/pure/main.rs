@@ -5,5 +5,6 @@
 mod cliffs;
 mod forge;
 mod format;
+mod lod_drawn;
 mod suite;
 mod world;
