@@ -6,5 +6,6 @@ mod cliffs;
 mod forge;
 mod format;
 mod holes;
+mod lod_drawn;
 mod suite;
 mod world;

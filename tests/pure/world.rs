@@ -488,7 +488,7 @@ fn meshing_two_by_two_chunks_gives_the_same_surface_as_one_block() {
 // ---------------------------------------------------------------------------------------------
 // Level of detail (SPEC §3 "Level of detail", §4): selection, morph, borders, error, water.
 
-mod lod {
+pub(crate) mod lod {
     use isla::mesh::Shading;
     use isla::mesh::lod::{LodMesh, mc_morph_targets, mesh_tile};
     use isla::world::lod::{DESIGN_FOV_RAD, DESIGN_HEIGHT_PX, LodTree, NodeId};
@@ -497,7 +497,7 @@ mod lod {
     use std::sync::{Arc, OnceLock};
 
     /// The default island and its tree, built once for this binary.
-    fn default_world() -> &'static (WorldSource, LodTree) {
+    pub(crate) fn default_world() -> &'static (WorldSource, LodTree) {
         static W: OnceLock<(WorldSource, LodTree)> = OnceLock::new();
         W.get_or_init(|| {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("blueprints/default.dat");
@@ -508,7 +508,7 @@ mod lod {
     }
 
     /// Deterministic pseudo-random cameras over and around the island, low and high.
-    fn cameras(src: &WorldSource, n: usize) -> Vec<[f32; 3]> {
+    pub(crate) fn cameras(src: &WorldSource, n: usize) -> Vec<[f32; 3]> {
         let extent = src.layout.chunks_per_side as f32 * src.layout.chunk_size_m();
         let mut s = 0x9E37_79B9u32;
         let mut r = move || {
@@ -723,7 +723,7 @@ mod lod {
         assert!(low.len() - level0 < 80 * tree.top_level as usize, "{} coarse nodes", low.len() - level0);
     }
 
-    fn neighbours(a: NodeId, b: NodeId) -> Option<(bool, i32, [i32; 2])> {
+    pub(crate) fn neighbours(a: NodeId, b: NodeId) -> Option<(bool, i32, [i32; 2])> {
         // Shared border: returns (border runs along z, fixed chunk coordinate, overlap range).
         let [ax0, az0, ax1, az1] = a.chunk_rect();
         let [bx0, bz0, bx1, bz1] = b.chunk_rect();
@@ -793,7 +793,7 @@ mod lod {
     }
 
     /// The crack check behind the two tests above; returns the level pairs it saw meet.
-    fn check_no_crack(src: &WorldSource, tree: &LodTree, cams: &[[f32; 3]]) -> HashMap<(u8, u8), usize> {
+    pub(crate) fn check_no_crack(src: &WorldSource, tree: &LodTree, cams: &[[f32; 3]]) -> HashMap<(u8, u8), usize> {
         let col = src.layout.column_m;
         let chunk_cols = CHUNK_COLUMNS as f32;
         let mut checked = 0usize;
