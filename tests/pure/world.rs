@@ -1410,3 +1410,32 @@ fn bridge_decks_stand_over_the_rivers_they_span() {
     assert!(over > 0);
     assert!(lowest >= 0.0, "a deck dips {lowest:.2} m into the river");
 }
+
+/// SPEC §3: a dry column is a seam column only when its rendered ground lies strictly below the
+/// ocean's level; ground exactly at the level stays dry. (cargo-mutants: `<` for `<=` was missed.)
+#[test]
+fn ground_exactly_at_the_ocean_level_is_not_a_seam() {
+    let mpr = 251.0;
+    let level = 0.3;
+    assert!(!is_seam_column(level, level, mpr), "ground at the ocean's level is dry");
+    assert!(is_seam_column(level - 1e-4, level, mpr), "ground just below it is a seam");
+    assert!(!is_seam_column(level + 1e-4, level, mpr));
+}
+
+/// SPEC §3: a column's water surface never rises above its chunk's top less the margin, so the
+/// sheet is always inside the chunk's meshed height. (cargo-mutants: the margin added instead of
+/// subtracted was missed.)
+#[test]
+fn the_water_surface_stays_below_the_chunk_top_by_the_margin() {
+    let bp = with_water(bowl(), |_, h| if h < 0.5 { (1, 0) } else { (0, 0) }, vec![ocean_body(0.5)]);
+    let src = WorldSource::new(Arc::new(bp));
+    let (x, y) = (16, 16);
+    let free = src.water_at(x, y, 1.0e4).expect("the bowl's floor is wet");
+    let top_m = free.water_surface_y_m - 0.5;
+    let clamped = src.water_at(x, y, top_m).expect("still wet");
+    assert!(
+        clamped.water_surface_y_m <= top_m - WATER_TOP_MARGIN_M + 1e-4,
+        "surface {} above the top {top_m} less the margin",
+        clamped.water_surface_y_m
+    );
+}
