@@ -199,11 +199,13 @@ fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
             })
             .sum();
         info!(
-            "world: roads: {} carved ({:.1} km) into {} chunks, {} bridge decks",
+            "world: roads: {} carved ({:.1} km) into {} chunks, {} bridge decks; joined at {} points, residue {:.2} m",
             roads.roads.len(),
             km,
             roads.carved_chunks(),
-            bridges
+            bridges,
+            roads.joins.pinned_points,
+            roads.joins.residue_m
         );
     }
     let t = Instant::now();

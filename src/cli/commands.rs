@@ -324,6 +324,7 @@ fn print_info_json(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
             "x": t.x, "y": t.y, "tier": format!("{:?}", t.tier).to_lowercase(), "highway_node": t.is_highway_node,
         })).collect::<Vec<_>>(),
         "roads": roads_json(bp),
+        "road_joins": isla::world::roads::joined_roadbeds(bp).1,
         "river_dials": bp.rivers.as_ref().map(|r| r.dials),
         "stats": isla::world::island_stats(bp),
         "warnings": warnings,
@@ -475,7 +476,14 @@ fn print_rivers(bp: &Blueprint) {
 fn print_roads(bp: &Blueprint) {
     let p = &bp.params;
     if let Some(net) = &bp.roads {
-        println!("  roads: {}", net.roads.len());
+        let (_, joins) = isla::world::roads::joined_roadbeds(bp);
+        println!(
+            "  roads: {} (joined where they meet: {} contacts, {} points pinned, residue {:.2} m)",
+            net.roads.len(),
+            joins.contacts,
+            joins.pinned_points,
+            joins.residue_m
+        );
         let at = |i: u16| {
             bp.towns
                 .as_ref()

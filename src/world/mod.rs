@@ -10,6 +10,7 @@ mod chunk;
 mod coast;
 mod column;
 pub mod display;
+pub mod joins;
 mod layout;
 pub mod lod;
 mod material;

@@ -48,6 +48,9 @@ pub struct CarvedRoad {
     pub points: Vec<[f32; 2]>,
     pub bed_m: Vec<f32>,
     pub bridge: Vec<bool>,
+    /// The lowest the roadbed may stand at each point: above the sea, over its bridges' water by
+    /// the clearance, over the water beside it (a grade-limited profile itself).
+    pub floor_m: Vec<f32>,
 }
 
 /// The road carving of a whole world.
@@ -61,6 +64,8 @@ pub struct RoadCarve {
     tiles: Vec<Option<Box<[Option<Carve>]>>>,
     chunks_per_side: usize,
     mpp: f32,
+    /// Where the roads meet, and how well their roadbeds agree there.
+    pub joins: super::joins::JoinStats,
 }
 
 /// The column answer: the carved surface (m) and the tier of a road on the column, if any.
@@ -198,11 +203,11 @@ fn carve_road(bp: &Blueprint, r: &Road, sea_m: f32, river_from: u16) -> CarvedRo
             own.max(water_beside_m(bp, r.points[i], reach) + ROADBED_ABOVE_SEA_M)
         })
         .collect();
-    let lift = lower_cone(&clear, &s, grade);
+    let lift: Vec<f32> = lower_cone(&clear, &s, grade).into_iter().map(|l| l.max(floor)).collect();
     for (b, l) in bed.iter_mut().zip(&lift) {
-        *b = b.max(*l).max(floor);
+        *b = b.max(*l);
     }
-    CarvedRoad { tier: r.tier, points: r.points.clone(), bed_m: bed, bridge }
+    CarvedRoad { tier: r.tier, points: r.points.clone(), bed_m: bed, bridge, floor_m: lift }
 }
 
 /// Culling: per chunk of a `per_side`² grid (X-outer), the `(road, segment)` pairs whose box,
@@ -229,21 +234,31 @@ fn cull_segments(roads: &[CarvedRoad], per_side: usize, mpp: f32) -> Vec<Vec<(u3
     cull
 }
 
+/// Every road's roadbed, graded alone and then joined where roads meet ([`super::joins`]), with
+/// how they met. Cheap next to the per-column carve: `isla info` reports the joins from it.
+pub fn joined_roadbeds(bp: &Blueprint) -> (Vec<CarvedRoad>, super::joins::JoinStats) {
+    let Some(net) = &bp.roads else { return (Vec::new(), Default::default()) };
+    // The level the seam rule compares with: the ocean body's, else the sea level.
+    let ocean_raw = bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
+    let sea_m = ocean_raw * bp.params.metres_per_raw;
+    let river_from = bp.first_river_body_id();
+    let mut roads: Vec<CarvedRoad> = net.roads.iter().map(|r| carve_road(bp, r, sea_m, river_from)).collect();
+    let joins = super::joins::join_roads(&mut roads, bp.params.metres_per_pixel);
+    (roads, joins)
+}
+
 impl RoadCarve {
     /// The carving of `bp`'s roads: each road's roadbed, the segments per chunk, and the carve of
     /// every column in the chunks a road reaches.
     pub fn new(bp: &Blueprint) -> Self {
-        let Some(net) = &bp.roads else { return Self::default() };
+        if bp.roads.is_none() {
+            return Self::default();
+        }
         let mpp = bp.params.metres_per_pixel;
-        // The level the seam rule compares with: the ocean body's, else the sea level.
-        let ocean_raw =
-            bp.water.as_ref().and_then(|w| w.ocean()).map_or(bp.params.sea_level_raw, |o| o.surface_level_raw);
-        let sea_m = ocean_raw * bp.params.metres_per_raw;
-        let river_from = bp.first_river_body_id();
-        let roads: Vec<CarvedRoad> = net.roads.iter().map(|r| carve_road(bp, r, sea_m, river_from)).collect();
+        let (roads, joins) = joined_roadbeds(bp);
         let per_side = (bp.map_size as usize).div_ceil(CHUNK_COLUMNS as usize) + 1;
         let cull = cull_segments(&roads, per_side, mpp);
-        let mut carve = Self { roads, cull, tiles: Vec::new(), chunks_per_side: per_side, mpp };
+        let mut carve = Self { roads, cull, tiles: Vec::new(), chunks_per_side: per_side, mpp, joins };
         carve.tiles = carve.carve_tiles(bp);
         carve
     }

@@ -6,6 +6,7 @@ mod cliffs;
 mod forge;
 mod format;
 mod holes;
+mod joins;
 mod lod_drawn;
 mod suite;
 mod world;
