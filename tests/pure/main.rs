@@ -3,7 +3,9 @@
 //! pass with `cargo test --no-default-features` (no Bevy crate is compiled).
 
 mod cliffs;
+mod corruption;
 mod forge;
 mod format;
+mod reader_bounds;
 mod suite;
 mod world;
