@@ -698,3 +698,27 @@ fn a_repeated_unknown_tag_is_refused_in_file_order() {
     let many: Vec<u8> = (0..300u32).flat_map(|i| unknown(&(0x5A00_0000 | i).to_le_bytes())).collect();
     assert_eq!(read_bytes(&[bytes.clone(), many].concat()).unwrap().warnings.len(), 65);
 }
+
+/// Every grid framed with the wrong length (one cell short, the file otherwise consistent) is
+/// refused by its own length check, naming it, on both read paths.
+#[test]
+fn refuses_every_grid_of_the_wrong_length() {
+    for (n, name) in [(N, "small"), (800, "large")] {
+        let bytes = to_bytes(&sample(n)).unwrap();
+        for (tag, cell) in [(b"HGTS", 4u64), (b"BIOM", 1), (b"WBID", 2), (b"WSRF", 2)] {
+            let mut sec = section_bytes(&bytes, tag);
+            let len = u64::from_le_bytes(sec[4..12].try_into().unwrap()) - cell;
+            sec[4..12].copy_from_slice(&len.to_le_bytes());
+            sec.truncate(sec.len() - cell as usize);
+            let at = section_at(&bytes, tag);
+            let file = [&bytes[..at], &sec[..], &bytes[at + 12 + len as usize + cell as usize..]].concat();
+            let path = std::env::temp_dir().join(format!("isla-grid-len-{}-{name}.dat", std::process::id()));
+            std::fs::write(&path, &file).unwrap();
+            for e in [err_of(&file), read_file(&path).expect_err("refused")] {
+                assert!(matches!(e.kind, ErrorKind::WrongLength { found, .. } if found == len), "{name} {e}");
+                assert_eq!(e.section_name().as_bytes(), tag, "{name}: {e}");
+            }
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+}
