@@ -1,9 +1,10 @@
-//! Positioned reads for large files: the framing walks the section headers through `pread`, the
-//! four grids are read straight into their final, uninitialised buffers when their lengths are
-//! right, the other known sections into small buffers, and unknown sections are skipped unread.
+//! Positioned reads for large files: the framing walks the section headers through `pread` (a
+//! small window at a time), the four grids are read straight into their final, uninitialised
+//! buffers when their lengths are right and the `TCRV` payload into the buffer that becomes its
+//! body, the other known sections into their own buffers, and unknown sections are skipped unread.
 
-use super::frame::{KNOWN_TAGS, Section, frame};
-use super::grids::Grids;
+use super::frame::{Section, frame};
+use super::grids::ReadAhead;
 use super::parse;
 use crate::blueprint::error::BlueprintError;
 use crate::blueprint::model::*;
@@ -46,43 +47,102 @@ fn grid<T: Copy>(file: &std::fs::File, at: u64, n: usize) -> std::io::Result<Vec
     Ok(v)
 }
 
+/// The section headers are read through a window of this many bytes, so a file of many small
+/// sections costs one read per window, not one per header.
+const WINDOW: usize = 16 << 10;
+
+/// Positioned reads through a window of [`WINDOW`] bytes.
+struct Window<'f> {
+    file: &'f std::fs::File,
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl Window<'_> {
+    fn read(&mut self, at: u64, out: &mut [u8]) -> std::io::Result<()> {
+        let end = at + out.len() as u64;
+        if at < self.start || end > self.start + self.buf.len() as u64 {
+            if out.len() > WINDOW {
+                return self.file.read_exact_at(out, at);
+            }
+            self.buf.resize(WINDOW, 0);
+            let mut filled = 0;
+            while filled < WINDOW {
+                match self.file.read_at(&mut self.buf[filled..], at + filled as u64) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.buf.truncate(filled);
+            self.start = at;
+            if filled < out.len() {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        let from = (at - self.start) as usize;
+        out.copy_from_slice(&self.buf[from..from + out.len()]);
+        Ok(())
+    }
+}
+
+/// Read the first `n` bytes of a payload at `at` into a buffer of their own.
+fn bytes(file: &std::fs::File, at: u64, n: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; n as usize];
+    file.read_exact_at(&mut buf, at)?;
+    Ok(buf)
+}
+
 /// Read and validate the file of `len` bytes with positioned reads; I/O errors go through `io`.
+/// Nothing is read that the validation does not use: a grid of the wrong length is refused by
+/// its length alone, and `PRMS`, `TDTL` and `EROS` only as far as their known fields.
 pub(super) fn read(
     file: &std::fs::File,
     len: u64,
     io: &dyn Fn(std::io::Error) -> BlueprintError,
 ) -> Result<Blueprint, BlueprintError> {
-    let (map_size, seed, heads) = frame(len, &mut |at, buf| file.read_exact_at(buf, at).map_err(io))?;
-    let cells = map_size as usize * map_size as usize;
-    let mut grids = Grids::default();
+    let framing = {
+        let mut window = Window { file, start: 0, buf: Vec::new() };
+        frame(len, &mut |at, buf| window.read(at, buf).map_err(io), None)?
+    };
+    let cells = framing.map_size as usize * framing.map_size as usize;
+    let mut ahead = ReadAhead::default();
     let mut owned: Vec<(usize, Vec<u8>)> = Vec::new();
-    for (i, h) in heads.iter().enumerate() {
+    for (i, h) in framing.known.iter().enumerate() {
         let t = LE::read_u32(&h.tag);
-        let exact = match t {
-            tags::HGTS => h.length == 4 * cells as u64,
-            tags::BIOM => h.length == cells as u64,
-            tags::WBID | tags::WSRF => h.length == 2 * cells as u64,
-            _ => false,
+        let grid_len = match t {
+            tags::HGTS => Some(4 * cells as u64),
+            tags::BIOM => Some(cells as u64),
+            tags::WBID | tags::WSRF => Some(2 * cells as u64),
+            _ => None,
         };
-        if exact {
-            match t {
-                tags::HGTS => grids.heights = Some(grid(file, h.offset, cells).map_err(io)?),
-                tags::BIOM => grids.biomes = Some(grid(file, h.offset, cells).map_err(io)?),
-                tags::WBID => grids.body_ids = Some(grid(file, h.offset, cells).map_err(io)?),
-                _ => grids.surface = Some(grid(file, h.offset, cells).map_err(io)?),
+        match (t, grid_len) {
+            (_, Some(n)) if n != h.length => {}
+            (tags::HGTS, _) => ahead.heights = Some(grid(file, h.offset, cells).map_err(io)?),
+            (tags::BIOM, _) => ahead.biomes = Some(grid(file, h.offset, cells).map_err(io)?),
+            (tags::WBID, _) => ahead.body_ids = Some(grid(file, h.offset, cells).map_err(io)?),
+            (tags::WSRF, _) => ahead.surface = Some(grid(file, h.offset, cells).map_err(io)?),
+            (tags::TCRV, _) => ahead.curve = Some(bytes(file, h.offset, h.length).map_err(io)?),
+            (tags::PRMS | tags::TDTL | tags::EROS, _) => {
+                let used = match t {
+                    tags::PRMS => PRMS_LEN,
+                    tags::TDTL => TDTL_LEN,
+                    _ => EROS_LEN,
+                };
+                owned.push((i, bytes(file, h.offset, h.length.min(used as u64)).map_err(io)?));
             }
-        } else if KNOWN_TAGS.contains(&t) {
-            // Small sections, and grids of the wrong length (their error needs no bytes, but
-            // reading them keeps this path the same as the in-memory one): at most the file.
-            let mut buf = vec![0u8; h.length as usize];
-            file.read_exact_at(&mut buf, h.offset).map_err(io)?;
-            owned.push((i, buf));
+            // The record tables (TOWN, WBTB, RIVR, ROAD): their own buffers, at most the file.
+            _ => owned.push((i, bytes(file, h.offset, h.length).map_err(io)?)),
         }
     }
-    let mut sections: Vec<Section<'_>> =
-        heads.iter().map(|h| Section { tag: h.tag, offset: h.offset, length: h.length, payload: &[] }).collect();
+    let mut sections: Vec<Section<'_>> = framing
+        .known
+        .iter()
+        .map(|h| Section { tag: h.tag, offset: h.offset, length: h.length, payload: &[] })
+        .collect();
     for (i, buf) in &owned {
         sections[*i].payload = buf;
     }
-    parse(map_size, seed, sections, grids)
+    parse(framing, sections, ahead)
 }

@@ -1,7 +1,7 @@
 //! Framing: the file's header and its section table, split without interpreting payloads, and
 //! the `Section` view every section parser works on.
 
-use crate::blueprint::error::{BlueprintError, ErrorKind};
+use crate::blueprint::error::{BlueprintError, ErrorKind, tag_name};
 use crate::blueprint::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
 
@@ -80,10 +80,78 @@ pub(super) struct Head {
 /// Reads `buf.len()` bytes at a byte offset: from a slice or from a file.
 pub(super) type ReadAt<'a> = dyn FnMut(u64, &mut [u8]) -> Result<(), BlueprintError> + 'a;
 
+/// Unknown sections are each reported up to this many, then summed up in one warning, so a file
+/// of many tiny unknown sections cannot make the warning list outgrow the file.
+const MAX_UNKNOWN_WARNINGS: usize = 64;
+
+/// A file's framing: the header fields, the known sections (at most one of each of the 12 tags)
+/// and the warnings for the unknown ones, which are skipped. Nothing kept here grows with the
+/// number of sections: a file of many tiny unknown sections costs only the duplicate check's
+/// transient list of their tags (4 bytes for each 12-byte header, freed before any payload is
+/// read).
+pub(super) struct Framing {
+    pub(super) map_size: u32,
+    pub(super) seed: i32,
+    /// The file's length (where a missing section is reported).
+    pub(super) len: u64,
+    pub(super) known: Vec<Head>,
+    pub(super) warnings: Vec<Warning>,
+}
+
+fn is_known(tag: Tag) -> bool {
+    KNOWN_TAGS.contains(&LE::read_u32(&tag))
+}
+
+/// Walk the section headers from the first, handing each well-framed one to `visit`, up to byte
+/// `until` or the first framing error (a short header, a length past the end, or an error from
+/// `visit` or `read_at`). Returns the header offset it stopped at and that error.
+fn walk(
+    len: u64,
+    until: u64,
+    read_at: &mut ReadAt<'_>,
+    visit: &mut dyn FnMut(Head) -> Result<(), BlueprintError>,
+) -> (u64, Option<BlueprintError>) {
+    let mut pos = HEADER_LEN as u64;
+    while pos < until {
+        let remaining = len - pos;
+        if remaining < SECTION_HEADER_LEN as u64 {
+            let e = BlueprintError::new(ErrorKind::TruncatedSectionHeader { remaining: remaining as usize }, None, pos);
+            return (pos, Some(e));
+        }
+        let mut h = [0u8; SECTION_HEADER_LEN];
+        if let Err(e) = read_at(pos, &mut h) {
+            return (pos, Some(e));
+        }
+        let tag: Tag = h[0..4].try_into().expect("4 bytes");
+        let length = LE::read_u64(&h[4..12]);
+        let payload_start = pos + SECTION_HEADER_LEN as u64;
+        let left = len - payload_start;
+        if length > left {
+            let e = BlueprintError::new(ErrorKind::SectionPastEnd { length, remaining: left }, Some(tag), pos + 4);
+            return (pos, Some(e));
+        }
+        if let Err(e) = visit(Head { tag, offset: payload_start, length }) {
+            return (pos, Some(e));
+        }
+        pos = payload_start + length;
+    }
+    (pos, None)
+}
+
+fn duplicate(h: Head) -> BlueprintError {
+    BlueprintError::new(ErrorKind::DuplicateSection, Some(h.tag), h.offset - SECTION_HEADER_LEN as u64)
+}
+
 /// Walk the header and the section headers of a file of `len` bytes, reading through `read_at`
-/// (a slice or a file), without touching payloads. Every framing error is decided here, so the
-/// in-memory and the file paths report exactly the same errors.
-pub(super) fn frame(len: u64, read_at: &mut ReadAt<'_>) -> Result<(u32, i32, Vec<Head>), BlueprintError> {
+/// (a slice or a file), without touching payloads; `listing`, when given, receives every section
+/// in file order. Every framing error is decided here, so the in-memory and the file paths report
+/// exactly the same errors: the first in file order, as one walk that stopped at the first
+/// problem would find it.
+pub(super) fn frame(
+    len: u64,
+    read_at: &mut ReadAt<'_>,
+    mut listing: Option<&mut Vec<Head>>,
+) -> Result<Framing, BlueprintError> {
     if len == 0 {
         return Err(BlueprintError::new(ErrorKind::Empty, None, 0));
     }
@@ -104,44 +172,110 @@ pub(super) fn frame(len: u64, read_at: &mut ReadAt<'_>) -> Result<(u32, i32, Vec
     }
     let seed = LE::read_i32(&header[5..9]);
 
-    let mut heads = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut pos = HEADER_LEN as u64;
-    while pos < len {
-        let remaining = len - pos;
-        if remaining < SECTION_HEADER_LEN as u64 {
-            return Err(BlueprintError::new(
-                ErrorKind::TruncatedSectionHeader { remaining: remaining as usize },
-                None,
-                pos,
-            ));
+    // The walk keeps the known sections (a second one of a known tag stops it) and counts the
+    // unknown ones; a repeated unknown tag is looked for afterwards, among the sections before
+    // where the walk stopped.
+    let mut known: Vec<Head> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut unknown = 0usize;
+    let (stop, error) = walk(len, len, read_at, &mut |h| {
+        if let Some(list) = listing.as_deref_mut() {
+            list.push(h);
         }
-        let mut h = [0u8; SECTION_HEADER_LEN];
-        read_at(pos, &mut h)?;
-        let tag: Tag = h[0..4].try_into().expect("4 bytes");
-        let length = LE::read_u64(&h[4..12]);
-        let payload_start = pos + SECTION_HEADER_LEN as u64;
-        let left = len - payload_start;
-        if length > left {
-            return Err(BlueprintError::new(ErrorKind::SectionPastEnd { length, remaining: left }, Some(tag), pos + 4));
+        if !is_known(h.tag) {
+            unknown += 1;
+            if unknown <= MAX_UNKNOWN_WARNINGS {
+                warnings.push(Warning {
+                    section: tag_name(h.tag),
+                    offset: h.offset - SECTION_HEADER_LEN as u64,
+                    message: format!("unknown section skipped ({} bytes)", h.length),
+                });
+            }
+        } else if known.iter().any(|k| k.tag == h.tag) {
+            return Err(duplicate(h));
+        } else {
+            known.push(h);
         }
-        if !seen.insert(tag) {
-            return Err(BlueprintError::new(ErrorKind::DuplicateSection, Some(tag), pos));
-        }
-        heads.push(Head { tag, offset: payload_start, length });
-        pos = payload_start + length;
+        Ok(())
+    });
+    if let Some(e) = first_unknown_duplicate(len, stop, read_at, unknown)? {
+        return Err(e);
     }
-    Ok((map_size, seed, heads))
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if unknown > MAX_UNKNOWN_WARNINGS {
+        warnings.push(Warning {
+            section: "*".into(),
+            offset: 0,
+            message: format!("{} more unknown sections skipped", unknown - MAX_UNKNOWN_WARNINGS),
+        });
+    }
+    Ok(Framing { map_size, seed, len, known, warnings })
 }
 
-/// Frame a file held in memory: the header fields and every section with its payload bytes.
-pub(super) fn frame_slice(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), BlueprintError> {
-    let (map_size, seed, heads) = frame(bytes.len() as u64, &mut |at, buf| {
-        buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
+/// The first unknown section, before byte `until`, whose tag an earlier one already had: the
+/// `unknown` tags are listed (4 bytes each), sorted, and only when some tag repeats are the
+/// sections walked again to find which repeat comes first.
+fn first_unknown_duplicate(
+    len: u64,
+    until: u64,
+    read_at: &mut ReadAt<'_>,
+    unknown: usize,
+) -> Result<Option<BlueprintError>, BlueprintError> {
+    if unknown < 2 {
+        return Ok(None);
+    }
+    let mut tags: Vec<u32> = Vec::with_capacity(unknown);
+    let (_, e) = walk(len, until, read_at, &mut |h| {
+        if !is_known(h.tag) && tags.len() < unknown {
+            tags.push(LE::read_u32(&h.tag));
+        }
         Ok(())
-    })?;
-    let sections = heads
-        .into_iter()
+    });
+    if let Some(e) = e {
+        return Err(e);
+    }
+    tags.sort_unstable();
+    // The tags that repeat, each once, moved to the front.
+    let mut repeated = 0;
+    let mut i = 0;
+    while i < tags.len() {
+        let mut j = i + 1;
+        while j < tags.len() && tags[j] == tags[i] {
+            j += 1;
+        }
+        if j - i > 1 {
+            tags[repeated] = tags[i];
+            repeated += 1;
+        }
+        i = j;
+    }
+    if repeated == 0 {
+        return Ok(None);
+    }
+    let twice = &tags[..repeated];
+    let mut seen = vec![false; repeated];
+    let (_, found) = walk(len, until, read_at, &mut |h| {
+        if let Ok(k) = twice.binary_search(&LE::read_u32(&h.tag))
+            && !is_known(h.tag)
+        {
+            if seen[k] {
+                return Err(duplicate(h));
+            }
+            seen[k] = true;
+        }
+        Ok(())
+    });
+    Ok(found)
+}
+
+/// Frame a file held in memory: the framing and every known section with its payload bytes.
+pub(super) fn frame_slice(bytes: &[u8]) -> Result<(Framing, Vec<Section<'_>>), BlueprintError> {
+    let framing = frame(bytes.len() as u64, &mut slice_reader(bytes), None)?;
+    let sections = framing
+        .known
+        .iter()
         .map(|h| Section {
             tag: h.tag,
             offset: h.offset,
@@ -149,5 +283,13 @@ pub(super) fn frame_slice(bytes: &[u8]) -> Result<(u32, i32, Vec<Section<'_>>), 
             payload: &bytes[h.offset as usize..(h.offset + h.length) as usize],
         })
         .collect();
-    Ok((map_size, seed, sections))
+    Ok((framing, sections))
+}
+
+/// Reads from a slice (the framing has checked every range it asks for against the length).
+pub(super) fn slice_reader(bytes: &[u8]) -> impl FnMut(u64, &mut [u8]) -> Result<(), BlueprintError> + '_ {
+    |at, buf| {
+        buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
+        Ok(())
+    }
 }

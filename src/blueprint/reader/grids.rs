@@ -7,13 +7,15 @@ use crate::blueprint::error::{BlueprintError, ErrorKind};
 use crate::blueprint::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
 
-/// Grids a file read decoded straight into their buffers (each only when its length was right).
+/// What a file read put straight into the model's own buffers: the grids (each only when its
+/// length was right) and the `TCRV` payload (its body is the payload less the version).
 #[derive(Default)]
-pub(super) struct Grids {
+pub(super) struct ReadAhead {
     pub(super) heights: Option<Vec<f32>>,
     pub(super) biomes: Option<Vec<u8>>,
     pub(super) body_ids: Option<Vec<u16>>,
     pub(super) surface: Option<Vec<u16>>,
+    pub(super) curve: Option<Vec<u8>>,
 }
 
 /// Decode a little-endian grid into a new buffer with one copy (no zero-filling first).
@@ -74,7 +76,7 @@ pub(super) fn parse_biomes(s: &Section<'_>, n: u32, read_ahead: Option<Vec<u8>>)
 pub(super) fn parse_water(
     sections: &[Section<'_>],
     map_size: u32,
-    grids: &mut Grids,
+    grids: &mut ReadAhead,
 ) -> Result<Option<Water>, BlueprintError> {
     let find = |t: u32| super::find_section(sections, t);
     let cells = map_size as usize * map_size as usize;

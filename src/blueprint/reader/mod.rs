@@ -1,7 +1,8 @@
-//! The validating reader. It works on the whole file in memory (one allocation of the file's own
-//! size); every other allocation is for a section whose length has already been checked against
-//! both the map size and the bytes actually present, so no length field can make it allocate more
-//! than the file holds.
+//! The validating reader. [`read_bytes`] works on a file held in memory; [`read_file`] reads a
+//! large file with positioned reads, never holding it whole. Either way the framing keeps only the
+//! known sections (unknown ones are counted and skipped), and every other allocation is for a
+//! section whose length has already been checked against both the map size and the bytes
+//! actually present, so no length field can make it allocate more than the file holds.
 //!
 //! - `frame`: the header and the section table (every framing error), and the `Section` view;
 //! - `direct`: positioned reads of a large file straight into the grid buffers;
@@ -19,8 +20,8 @@ mod sections;
 use super::error::{BlueprintError, ErrorKind};
 use super::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
-use frame::{KNOWN_TAGS, Section, frame_slice};
-use grids::{Grids, parse_biomes, parse_heights, parse_water};
+use frame::{Framing, Section, frame, frame_slice, slice_reader};
+use grids::{ReadAhead, parse_biomes, parse_heights, parse_water};
 use networks::{parse_rivers, parse_roads};
 use sections::{parse_curve, parse_detail, parse_erosion, parse_params, parse_towns};
 use std::path::Path;
@@ -32,9 +33,11 @@ pub const DIRECT_READ_MIN_BYTES: u64 = 4 << 20;
 /// the path.
 ///
 /// Large files are not read into one buffer: the framing walks the section headers with
-/// positioned reads, the four grids (`HGTS`, `BIOM`, `WBID`, `WSRF`) are read straight into their
-/// final, uninitialised buffers when their lengths are right, the other known sections into small
-/// buffers, and unknown sections are skipped unread. The framing and the validation are the same
+/// positioned reads, the four grids (`HGTS`, `BIOM`, `WBID`, `WSRF`) and the `TCRV` body are read
+/// straight into their final buffers when their lengths are right, the other known sections into
+/// their own buffers (`PRMS`, `TDTL` and `EROS` only as far as the reader uses them), and unknown
+/// sections are skipped unread. It holds about the file's size at most, plus what the record
+/// tables' decoded form needs beyond their bytes (docs/RELIABILITY.md). The framing and the validation are the same
 /// functions as [`read_bytes`]'s, so both give the same model or the same error (a test checks).
 pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
     let io =
@@ -51,13 +54,9 @@ pub fn read_file(path: &Path) -> Result<Blueprint, BlueprintError> {
 
 /// Parse and validate a blueprint held in memory.
 pub fn read_bytes(bytes: &[u8]) -> Result<Blueprint, BlueprintError> {
-    let (map_size, seed, sections) = frame_slice(bytes)?;
-    parse(map_size, seed, sections, Grids::default())
+    let (framing, sections) = frame_slice(bytes)?;
+    parse(framing, sections, ReadAhead::default())
 }
-
-/// Unknown sections are each reported up to this many, then summed up in one warning, so a file
-/// of many tiny unknown sections cannot make the warning list outgrow the file.
-const MAX_UNKNOWN_WARNINGS: usize = 64;
 
 /// The section tagged `tag`, if the file has one (framing refused duplicates).
 fn find_section<'s, 'a>(sections: &'s [Section<'a>], tag: u32) -> Option<&'s Section<'a>> {
@@ -66,18 +65,17 @@ fn find_section<'s, 'a>(sections: &'s [Section<'a>], tag: u32) -> Option<&'s Sec
 
 /// The one validation path, after framing: each section parsed in a fixed order, so the first
 /// problem in that order is the one reported.
-fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids) -> Result<Blueprint, BlueprintError> {
-    let file_len = sections.last().map_or(HEADER_LEN as u64, |s| s.offset + s.length);
+fn parse(framing: Framing, sections: Vec<Section<'_>>, mut grids: ReadAhead) -> Result<Blueprint, BlueprintError> {
+    let Framing { map_size, seed, len: file_len, mut warnings, .. } = framing;
     let find = |t: u32| find_section(&sections, t);
     let missing = |name: &[u8; 4]| BlueprintError::new(ErrorKind::MissingSection, Some(*name), file_len);
-    let mut warnings = unknown_section_warnings(&sections);
 
     let params = parse_params(find(tags::PRMS).ok_or_else(|| missing(b"PRMS"))?, &mut warnings)?;
     let heights_raw = parse_heights(find(tags::HGTS).ok_or_else(|| missing(b"HGTS"))?, map_size, grids.heights.take())?;
     let biomes = parse_biomes(find(tags::BIOM).ok_or_else(|| missing(b"BIOM"))?, map_size, grids.biomes.take())?;
     let towns = find(tags::TOWN).map(parse_towns).transpose()?;
     let water = parse_water(&sections, map_size, &mut grids)?;
-    let curve = find(tags::TCRV).map(parse_curve).transpose()?;
+    let curve = find(tags::TCRV).map(|s| parse_curve(s, grids.curve.take())).transpose()?;
     let detail = match find(tags::TDTL) {
         Some(s) => parse_detail(s, &mut warnings)?,
         None => None,
@@ -112,32 +110,6 @@ fn parse(map_size: u32, seed: i32, sections: Vec<Section<'_>>, mut grids: Grids)
     })
 }
 
-/// One warning per unknown section (skipped), up to `MAX_UNKNOWN_WARNINGS`, then one for the rest.
-fn unknown_section_warnings(sections: &[Section<'_>]) -> Vec<Warning> {
-    let mut warnings = Vec::new();
-    let mut unknown = 0usize;
-    for s in sections {
-        if !KNOWN_TAGS.contains(&LE::read_u32(&s.tag)) {
-            unknown += 1;
-            if unknown <= MAX_UNKNOWN_WARNINGS {
-                warnings.push(Warning {
-                    section: super::error::tag_name(s.tag),
-                    offset: s.offset - SECTION_HEADER_LEN as u64,
-                    message: format!("unknown section skipped ({} bytes)", s.length),
-                });
-            }
-        }
-    }
-    if unknown > MAX_UNKNOWN_WARNINGS {
-        warnings.push(Warning {
-            section: "*".into(),
-            offset: 0,
-            message: format!("{} more unknown sections skipped", unknown - MAX_UNKNOWN_WARNINGS),
-        });
-    }
-    warnings
-}
-
 /// Where a section sits in a file, for `isla info`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SectionInfo {
@@ -149,8 +121,9 @@ pub struct SectionInfo {
 
 /// The header fields and the section table of a file, after the framing checks only.
 pub fn list_sections(bytes: &[u8]) -> Result<Vec<SectionInfo>, BlueprintError> {
-    let (_, _, sections) = frame_slice(bytes)?;
-    Ok(sections
+    let mut heads = Vec::new();
+    frame(bytes.len() as u64, &mut slice_reader(bytes), Some(&mut heads))?;
+    Ok(heads
         .iter()
         .map(|s| SectionInfo {
             tag: super::error::tag_name(s.tag),

@@ -15,11 +15,12 @@ pub(super) fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Resu
         return Err(s.err(ErrorKind::UnsupportedPrmsVersion { found: version }));
     }
     s.at_least(PRMS_LEN)?;
-    if s.payload.len() > PRMS_LEN {
+    // A file read holds only the known prefix: the extension's size comes from the framing.
+    if s.length > PRMS_LEN as u64 {
         warnings.push(Warning {
             section: "PRMS".into(),
             offset: s.offset + PRMS_LEN as u64,
-            message: format!("{} bytes of a later extension skipped", s.payload.len() - PRMS_LEN),
+            message: format!("{} bytes of a later extension skipped", s.length - PRMS_LEN as u64),
         });
     }
     let f = |i: usize| LE::read_f32(&s.payload[2 + 4 * i..]);
@@ -47,10 +48,18 @@ pub(super) fn parse_params(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Resu
     Ok(p)
 }
 
-/// `TCRV`: the height-curve metadata, kept as its version and body bytes.
-pub(super) fn parse_curve(s: &Section<'_>) -> Result<CurveMeta, BlueprintError> {
+/// `TCRV`: the height-curve metadata, kept as its version and body bytes; `read_ahead` is the
+/// whole payload when a file read already holds it (its body then becomes the model's, uncopied).
+pub(super) fn parse_curve(s: &Section<'_>, read_ahead: Option<Vec<u8>>) -> Result<CurveMeta, BlueprintError> {
     s.at_least(2)?;
-    Ok(CurveMeta { version: LE::read_u16(s.payload), body: s.payload[2..].to_vec() })
+    Ok(match read_ahead {
+        Some(mut payload) => {
+            let version = LE::read_u16(&payload);
+            payload.drain(..2);
+            CurveMeta { version, body: payload }
+        }
+        None => CurveMeta { version: LE::read_u16(s.payload), body: s.payload[2..].to_vec() },
+    })
 }
 
 /// `TOWN`: a record table of towns, positions finite and tiers known.
