@@ -368,6 +368,9 @@ fn disc(img: &mut RgbaImage, cx: f64, cy: f64, radius: f64, colour: [u8; 3]) {
 }
 
 /// Towns: a square per town, sized and coloured by tier, with a dark outline.
+/// The outline of a town's square on the map: the roads' asphalt grey.
+pub const TOWN_SQUARE_COLOUR: [u8; 3] = [70, 70, 76];
+
 pub fn paint_towns(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
     let Some(towns) = &bp.towns else { return };
     for t in towns {
@@ -379,6 +382,20 @@ pub fn paint_towns(img: &mut RgbaImage, region: &MapRegion, bp: &Blueprint) {
             TownTier::City => 2,
             TownTier::Capitol => 3,
         };
+        // The town's carved square (SPEC §3 "Roads"), outlined at its true size where that is
+        // larger than the marker.
+        let half_px = crate::world::roads::town_square_half_m(t.tier) / bp.params.metres_per_pixel;
+        let (ex, _) = region.px_of((t.x + half_px) as f64, t.y as f64);
+        let sq = (ex.floor() as i64 - cx).max(0);
+        if sq > TOWN_HALF_PX[tier] + 1 {
+            for d in -sq..=sq {
+                for (x, y) in [(cx + d, cy - sq), (cx + d, cy + sq), (cx - sq, cy + d), (cx + sq, cy + d)] {
+                    if x >= 0 && y >= 0 && x < img.width as i64 && y < img.height as i64 {
+                        img.put(x as u32, y as u32, TOWN_SQUARE_COLOUR);
+                    }
+                }
+            }
+        }
         let r = TOWN_HALF_PX[tier];
         for dy in -r - 1..=r + 1 {
             for dx in -r - 1..=r + 1 {

@@ -84,7 +84,7 @@ fn arc_m(r: &CarvedRoad, mpp: f32) -> Vec<f32> {
 
 /// Clamp `bed` between the cones `pin ± grade · |s − s_pin|` of its pins (where they agree;
 /// where two pins ask for more than the grade allows, the middle), then hold it above `floor`.
-fn ramp_to_pins(bed: &mut [f32], s: &[f32], pins: &[Option<f32>], grade: f32, floor: &[f32]) {
+pub(super) fn ramp_to_pins(bed: &mut [f32], s: &[f32], pins: &[Option<f32>], grade: f32, floor: &[f32]) {
     // In f64: the cones chain one addition a point, and the roadbed must stay within the grade
     // to the last bit a test can see.
     let m = bed.len();

@@ -16,7 +16,7 @@
 //!   half-width + shoulder, touches; a column only looks at its chunk's segments.
 
 use super::layout::{CHUNK_COLUMNS, FLOOR_Y_M};
-use crate::blueprint::{Blueprint, Road, RoadTier};
+use crate::blueprint::{Blueprint, Road, RoadTier, Town, TownTier};
 
 /// Road width (m) and shoulder (m) per tier.
 pub fn road_width_m(tier: RoadTier) -> f32 {
@@ -36,6 +36,37 @@ pub const BRIDGE_CLEARANCE_M: f32 = 1.5;
 /// The roadbed never drops below this far above sea (m): the seam rule compares the carved
 /// surface with the ocean's level, and a road should not flood.
 pub const ROADBED_ABOVE_SEA_M: f32 = 0.5;
+
+/// Half the side (m) of a town's square, by the town's tier (issue 27): flat, carved, paved.
+pub fn town_square_half_m(tier: TownTier) -> f32 {
+    match tier {
+        TownTier::Village => 10.0,
+        TownTier::Town => 16.0,
+        TownTier::City => 24.0,
+        TownTier::Capitol => 32.0,
+    }
+}
+
+/// A town's square: its centre (pixel coordinates), half its side (pixels), the one height it
+/// is carved at (m) and the paving (a highway town's asphalt, else gravel).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Square {
+    pub centre: [f32; 2],
+    pub half_px: f32,
+    pub height_m: f32,
+    pub paving: RoadTier,
+}
+
+impl Square {
+    /// How far (pixels, Chebyshev) a point lies outside the square; 0 inside.
+    pub fn outside_px(&self, p: [f32; 2]) -> f32 {
+        let d = (p[0] - self.centre[0]).abs().max((p[1] - self.centre[1]).abs());
+        (d - self.half_px).max(0.0)
+    }
+}
+
+/// A town square's shoulder (m): the carve blends back into the terrain over this distance.
+pub const SQUARE_SHOULDER_M: f32 = 10.0;
 
 /// A carved column stands at least this far above the water in its 8 neighbours (m).
 pub const SHORE_ABOVE_WATER_M: f32 = 0.05;
@@ -66,6 +97,8 @@ pub struct RoadCarve {
     mpp: f32,
     /// Where the roads meet, and how well their roadbeds agree there.
     pub joins: super::joins::JoinStats,
+    /// The towns' squares, each at one height, the roads into a town ramped to it.
+    pub squares: Vec<Square>,
 }
 
 /// The column answer: the carved surface (m) and the tier of a road on the column, if any.
@@ -234,6 +267,48 @@ fn cull_segments(roads: &[CarvedRoad], per_side: usize, mpp: f32) -> Vec<Vec<(u3
     cull
 }
 
+/// The squares of the blueprint's towns: each at the mean roadbed of the road points inside it
+/// (the terrain at its centre when no road reaches it), and every road point inside a square
+/// pinned to its height, the road ramping away within its grade.
+pub fn town_squares(bp: &Blueprint, roads: &mut [CarvedRoad]) -> Vec<Square> {
+    let Some(towns) = &bp.towns else { return Vec::new() };
+    let mpp = bp.params.metres_per_pixel;
+    let squares: Vec<Square> = towns
+        .iter()
+        .map(|t: &Town| {
+            let half_px = town_square_half_m(t.tier) / mpp;
+            let mut sq = Square {
+                centre: [t.x, t.y],
+                half_px,
+                height_m: bilinear(bp, t.x, t.y),
+                paving: if t.is_highway_node { RoadTier::Highway } else { RoadTier::Road },
+            };
+            let inside: Vec<f32> = roads
+                .iter()
+                .flat_map(|r| r.points.iter().zip(&r.bed_m).filter(|(p, _)| sq.outside_px(**p) == 0.0).map(|(_, b)| *b))
+                .collect();
+            if !inside.is_empty() {
+                sq.height_m = inside.iter().sum::<f32>() / inside.len() as f32;
+            }
+            sq
+        })
+        .collect();
+    for r in roads.iter_mut() {
+        let pins: Vec<Option<f32>> =
+            r.points.iter().map(|p| squares.iter().find(|s| s.outside_px(*p) == 0.0).map(|s| s.height_m)).collect();
+        if pins.iter().any(Option::is_some) {
+            let mut s = vec![0f32; r.points.len()];
+            for i in 1..s.len() {
+                let (a, b) = (r.points[i - 1], r.points[i]);
+                s[i] = s[i - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * mpp;
+            }
+            let floor = r.floor_m.clone();
+            super::joins::ramp_to_pins(&mut r.bed_m, &s, &pins, r.tier.grade_limit(), &floor);
+        }
+    }
+    squares
+}
+
 /// Every road's roadbed, graded alone and then joined where roads meet ([`super::joins`]), with
 /// how they met. Cheap next to the per-column carve: `isla info` reports the joins from it.
 pub fn joined_roadbeds(bp: &Blueprint) -> (Vec<CarvedRoad>, super::joins::JoinStats) {
@@ -255,10 +330,11 @@ impl RoadCarve {
             return Self::default();
         }
         let mpp = bp.params.metres_per_pixel;
-        let (roads, joins) = joined_roadbeds(bp);
+        let (mut roads, joins) = joined_roadbeds(bp);
+        let squares = town_squares(bp, &mut roads);
         let per_side = (bp.map_size as usize).div_ceil(CHUNK_COLUMNS as usize) + 1;
         let cull = cull_segments(&roads, per_side, mpp);
-        let mut carve = Self { roads, cull, tiles: Vec::new(), chunks_per_side: per_side, mpp, joins };
+        let mut carve = Self { roads, cull, tiles: Vec::new(), chunks_per_side: per_side, mpp, joins, squares };
         carve.tiles = carve.carve_tiles(bp);
         carve
     }
@@ -272,10 +348,10 @@ impl RoadCarve {
         let wet = |x: i64, y: i64| bp.water.as_ref().is_some_and(|w| w.body_ids[(x * n + y) as usize] != 0);
         (0..per_side * per_side)
             .map(|k| {
-                if self.cull[k].is_empty() {
+                let (cx, cy) = ((k / per_side) as i64, (k % per_side) as i64);
+                if self.cull[k].is_empty() && !self.square_near_chunk(cx, cy) {
                     return None;
                 }
-                let (cx, cy) = ((k / per_side) as i64, (k % per_side) as i64);
                 let mut cells = vec![None; chunk * chunk];
                 for dx in 0..c {
                     for dy in 0..c {
@@ -333,7 +409,37 @@ impl RoadCarve {
     /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, or `None`
     /// where no road reaches it: the nearest road's roadbed within its half-width, the shoulder
     /// blending back to the terrain beyond.
+    /// Whether a square or its shoulder reaches chunk `(cx, cy)`.
+    fn square_near_chunk(&self, cx: i64, cy: i64) -> bool {
+        let c = CHUNK_COLUMNS as f32;
+        let reach = SQUARE_SHOULDER_M / self.mpp + 1.0;
+        let centre = [(cx as f32 + 0.5) * c, (cy as f32 + 0.5) * c];
+        self.squares.iter().any(|s| s.outside_px(centre) <= 0.5 * c + reach)
+    }
+
+    /// The carve of a column: a town's square (flat inside, blending out over its shoulder),
+    /// else the road nearest it.
     fn carve_column(&self, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
+        let q = [px as f32 + 0.5, py as f32 + 0.5];
+        let square = self.squares.iter().map(|s| (s.outside_px(q) * self.mpp, s)).min_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((0.0, s)) = square {
+            return Some(Carve { surface_m: s.height_m.max(FLOOR_Y_M), road: Some(s.paving) });
+        }
+        let road = self.carve_road_column(px, py, terrain_m);
+        match (road, square) {
+            (Some(c), _) => Some(c),
+            (None, Some((d, s))) if d < SQUARE_SHOULDER_M => {
+                let f = d / SQUARE_SHOULDER_M;
+                let f = f * f * (3.0 - 2.0 * f);
+                Some(Carve { surface_m: (s.height_m + (terrain_m - s.height_m) * f).max(FLOOR_Y_M), road: None })
+            }
+            _ => None,
+        }
+    }
+
+    /// The carve a road gives a column: flat at its roadbed within the half-width, blending out
+    /// over the shoulder.
+    fn carve_road_column(&self, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
         if self.roads.is_empty() {
             return None;
         }

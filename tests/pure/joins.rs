@@ -16,7 +16,9 @@ fn world(name: &str) -> &'static WorldSource {
     })
 }
 
-/// One step of a walk: where, the rise over the run, and the tier walked.
+/// One step of a walk: where, the rise over the run, and the tier walked (`at` and `tier` are
+/// read through `Debug`, in the failure messages).
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy)]
 struct Step {
     at: [i64; 2],
@@ -89,5 +91,34 @@ fn no_step_along_the_carved_roads_is_steeper_than_fifteen_percent() {
         let w = worst(&steps, 6);
         eprintln!("{name}: {:?}; {} steps, steepest {:?}", world(name).roads.joins, steps.len(), w);
         assert!(w[0].grade <= 0.15, "{name}: steps steeper than 15 %: {w:?}");
+    }
+}
+
+/// Issue 27: every town has a flat square sized by its tier, carved at one height (within
+/// 0.25 m) and paved with road material; the roads into the town ramp to it.
+#[test]
+fn every_town_has_a_flat_paved_square() {
+    let src = world("default");
+    let bp = &src.blueprint;
+    let towns = bp.towns.as_ref().expect("the default island has towns");
+    assert_eq!(src.roads.squares.len(), towns.len(), "one square a town");
+    for (t, sq) in towns.iter().zip(&src.roads.squares) {
+        let half = isla::world::roads::town_square_half_m(t.tier) / bp.params.metres_per_pixel;
+        assert_eq!(sq.half_px, half);
+        let (mut lo, mut hi, mut columns) = (f32::MAX, f32::MIN, 0);
+        let r = half.floor() as i64 - 1;
+        let (cx, cy) = (t.x.floor() as i64, t.y.floor() as i64);
+        for x in cx - r..=cx + r {
+            for y in cy - r..=cy + r {
+                if src.water_at(x as u32, y as u32, 1e4).is_some() {
+                    continue;
+                }
+                let h = src.surface_y_m(x, y);
+                (lo, hi, columns) = (lo.min(h), hi.max(h), columns + 1);
+                assert!(src.road_at(x, y).is_some(), "town at ({}, {}): column ({x}, {y}) is not paved", t.x, t.y);
+            }
+        }
+        assert!(columns > 0);
+        assert!(hi - lo <= 0.25, "town at ({}, {}): its square spans {lo:.2}..{hi:.2} m", t.x, t.y);
     }
 }
