@@ -5,5 +5,6 @@
 mod cliffs;
 mod forge;
 mod format;
+mod rules;
 mod suite;
 mod world;
