@@ -12,5 +12,6 @@ mod holes;
 mod joins;
 mod lod_drawn;
 mod reader_bounds;
+mod rules;
 mod suite;
 mod world;
