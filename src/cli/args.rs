@@ -213,6 +213,10 @@ pub struct ShotArgs {
     pub width: u32,
     #[arg(long, default_value_t = 270, value_parser = shot_side)]
     pub height: u32,
+    /// Print `probe: {json}` for frame pixel `PX,PY` (from the top left): the column it shows,
+    /// with the keys of `isla chunk --json` plus `world`, `pixel`, `level` and `hit`.
+    #[arg(long, value_parser = xy, value_name = "PX,PY")]
+    pub probe: Option<(u32, u32)>,
     #[command(flatten)]
     pub scene: SceneArgs,
 }

@@ -107,6 +107,15 @@ pub fn forge(a: ForgeArgs) -> Outcome {
     })?;
     blueprint::write_file_atomic(&a.out, &bp).map_err(|e| anyhow::anyhow!("{e}"))?;
     eprintln!("forge: wrote {} ({}², seed {}) in {:.2} s", a.out.display(), a.size, a.seed, t.elapsed().as_secs_f64());
+    if bp.roads.is_some() {
+        // The world grades the roads together where they meet (SPEC §3 "Joins"): say how well
+        // this island's roadbeds agree there, as `isla info` does.
+        let (_, j) = isla::world::roads::joined_roadbeds(&bp);
+        eprintln!(
+            "forge: roads joined where they meet: {} contacts, {} points pinned, residue {:.2} m",
+            j.contacts, j.pinned_points, j.residue_m
+        );
+    }
     if let Some(dir) = a.snapshots {
         isla::forge::snapshots(&bp, &dir)?;
         eprintln!("forge: snapshots in {}", dir.display());
@@ -137,6 +146,12 @@ pub fn shot(a: ShotArgs) -> Outcome {
         (_, true) => "explicit camera".to_string(),
         _ => cam.preset.unwrap_or_default().name().to_string(),
     };
+    if let Some((px, py)) = a.probe
+        && (px >= a.width || py >= a.height)
+    {
+        return Err(bad(format!("--probe {px},{py}: outside the {}×{} frame", a.width, a.height)).into());
+    }
+    let source = world.source.clone();
     let t = std::time::Instant::now();
     let mut renderer = isla::app::shot::Renderer::new(world, a.scene.stream.view_distance);
     let img = renderer.render(&view, a.width, a.height)?;
@@ -149,7 +164,80 @@ pub fn shot(a: ShotArgs) -> Outcome {
         t.elapsed().as_secs_f64()
     );
     println!("view: {view}");
+    if let Some(p) = a.probe {
+        println!("probe: {}", probe_json(&source, &view, (a.width, a.height), p));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The probe of frame pixel `p` (SPEC §9 `shot --probe`): the column the pixel shows, as `isla
+/// chunk --json` prints it, plus where the ray hit, the level of detail drawn there, the biome,
+/// the water body and the nearest town.
+fn probe_json(src: &WorldSource, view: &isla::view::View, frame: (u32, u32), p: (u32, u32)) -> serde_json::Value {
+    use isla::world::probe::{cast, pixel_ray};
+    let dir = pixel_ray(view.from, view.at, frame, (p.0 as f32 + 0.5, p.1 as f32 + 0.5));
+    let Some(hit) = cast(src, view.from, dir) else {
+        return serde_json::json!({"hit": false, "frame_pixel": [p.0, p.1]});
+    };
+    let [x, y] = hit.pixel;
+    let coord = ChunkCoord::containing_pixel(x as u32, y as u32);
+    let chunk = build_chunk(src, coord);
+    let (cx, cz) = ((x - chunk.origin_px.0) as usize, (y - chunk.origin_px.1) as usize);
+    let mut v = column_json(&chunk, cx, cz);
+    let level = if view.lod {
+        let tree = isla::world::lod::LodTree::new(src);
+        tree.select(view.from)
+            .into_iter()
+            .find(|id| {
+                let [x0, z0, x1, z1] = id.chunk_rect();
+                (x0..x1).contains(&coord.x) && (z0..z1).contains(&coord.z)
+            })
+            .map_or(0, |id| id.level)
+    } else {
+        0
+    };
+    let bp = &src.blueprint;
+    let body = bp.water.as_ref().map(|w| w.body_ids[(x * bp.map_size as i64 + y) as usize]).filter(|&id| id != 0);
+    let town = bp
+        .towns
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (i, (t.x - x as f32 - 0.5).hypot(t.y - y as f32 - 0.5) * bp.params.metres_per_pixel))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let extra = serde_json::json!({
+        "hit": true,
+        "frame_pixel": [p.0, p.1],
+        "world": hit.world,
+        "pixel": hit.pixel,
+        "chunk": [coord.x, coord.z],
+        "level": level,
+        "biome": format!("{:?}", bp.biome(x as u32, y as u32)).to_lowercase(),
+        "water_body": body,
+        "water_type": body.and_then(|id| bp.water.as_ref()?.body(id)).map(|b| format!("{:?}", b.kind).to_lowercase()),
+        "nearest_town": town.map(|(i, d)| serde_json::json!({"index": i, "distance_m": d})),
+    });
+    if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    v
+}
+
+/// One column of a chunk as `isla chunk --json` prints it.
+fn column_json(c: &ChunkData, cx: usize, cz: usize) -> serde_json::Value {
+    let i = ChunkData::column_index(cx, cz);
+    let w = c.water.as_ref().and_then(|w| w.columns[i]);
+    serde_json::json!({
+        "x": c.origin_px.0 + cx as i64, "y": c.origin_px.1 + cz as i64,
+        "surface_y_m": c.surface_y_m[i],
+        "wet": w.is_some(),
+        "level_raw": w.map(|w| w.level_raw),
+        "water_surface_y_m": w.map(|w| w.water_surface_y_m),
+        "true_depth_m": w.map(|w| w.true_depth_m),
+        "seam": w.is_some_and(|w| w.seam),
+        "road": isla::blueprint::RoadTier::from_ordinal(c.road[i].wrapping_sub(1)).map(|t| t.name()),
+    })
 }
 
 pub fn suite(a: SuiteArgs) -> Outcome {
@@ -532,18 +620,7 @@ fn print_chunk(src: &WorldSource, c: &ChunkData, json: bool) -> anyhow::Result<(
             if x >= n || y >= n {
                 continue;
             }
-            let i = ChunkData::column_index(cx, cz);
-            let w = c.water.as_ref().and_then(|w| w.columns[i]);
-            rows.push(serde_json::json!({
-                "x": x, "y": y,
-                "surface_y_m": c.surface_y_m[i],
-                "wet": w.is_some(),
-                "level_raw": w.map(|w| w.level_raw),
-                "water_surface_y_m": w.map(|w| w.water_surface_y_m),
-                "true_depth_m": w.map(|w| w.true_depth_m),
-                "seam": w.is_some_and(|w| w.seam),
-                "road": isla::blueprint::RoadTier::from_ordinal(c.road[i].wrapping_sub(1)).map(|t| t.name()),
-            }));
+            rows.push(column_json(c, cx, cz));
         }
     }
     println!("{}", serde_json::to_string(&rows)?);

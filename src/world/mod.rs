@@ -14,6 +14,7 @@ pub mod joins;
 mod layout;
 pub mod lod;
 mod material;
+pub mod probe;
 pub mod roads;
 mod streaming;
 mod water;

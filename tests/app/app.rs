@@ -980,3 +980,43 @@ fn actions_sent_as_messages_are_the_one_way_settings_change() {
     sun.apply(Action::Wireframe, 5.0);
     assert_eq!((sun.elevation_deg, sun.azimuth_deg), (89.0, 4.0), "other actions leave the sun");
 }
+
+/// Issue 29: `isla shot … --probe PX,PY` prints `probe: {json}` for the column that pixel shows,
+/// with the same fields `isla chunk --json` prints for it, plus where it was hit; over the sky,
+/// `"hit": false`.
+#[test]
+fn shot_probe_reports_the_column_as_chunk_json_does() {
+    let probe = |look_from: &str, look_at: &str, px: &str| -> serde_json::Value {
+        let out = out_dir().join("probe.png");
+        let run = isla()
+            .args(["shot", "blueprints/small.dat", "--width", "160", "--height", "90", "--probe", px])
+            .args(["--look-from", look_from, "--look-at", look_at, "--out"])
+            .arg(&out)
+            .current_dir(repo(""))
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let line = stdout.lines().find_map(|l| l.strip_prefix("probe: ")).expect("a probe line");
+        serde_json::from_str(line).unwrap()
+    };
+    // Straight down over the middle of the 4 km island, and at a slant.
+    for (from, at, px) in [("2048,1500,2049", "2048,0,2048", "80,45"), ("900,500,3300", "2000,100,2000", "100,60")] {
+        let p = probe(from, at, px);
+        assert_eq!(p["hit"], true, "{p}");
+        let (x, y) = (p["pixel"][0].as_i64().unwrap(), p["pixel"][1].as_i64().unwrap());
+        let chunk = isla()
+            .args(["chunk", "blueprints/small.dat", "--json", "--at", &format!("{x},{y}")])
+            .current_dir(repo(""))
+            .output()
+            .unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&chunk.stdout).unwrap();
+        let row = rows.iter().find(|r| r["x"] == x && r["y"] == y).expect("the column in its chunk");
+        for (k, v) in row.as_object().unwrap() {
+            assert_eq!(&p[k], v, "probe {px} from {from}: `{k}` differs from chunk --json");
+        }
+        assert!(p["level"].is_u64() && p["world"].is_array(), "{p}");
+    }
+    let sky = probe("2048,600,4200", "2048,620,2048", "80,0");
+    assert_eq!(sky["hit"], false, "{sky}");
+}

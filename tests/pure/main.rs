@@ -11,6 +11,7 @@ mod format;
 mod holes;
 mod joins;
 mod lod_drawn;
+mod probe;
 mod reader_bounds;
 mod rules;
 mod suite;

@@ -1439,3 +1439,91 @@ fn the_water_surface_stays_below_the_chunk_top_by_the_margin() {
         clamped.water_surface_y_m
     );
 }
+
+/// SPEC §4: the water's colour ramps from shallow to deep over `RAMP_DEPTH_M` by a smoothstep of
+/// the depth (3t² − 2t³), read here on its alpha, which is mixed linearly. (cargo-mutants: the
+/// smoothstep's arithmetic was unguarded.)
+#[test]
+fn the_water_ramp_is_a_smoothstep_of_the_depth() {
+    use isla::mesh::water::{DEEP_ALPHA, RAMP_DEPTH_M, SHALLOW_ALPHA};
+    for (depth, t) in [(0.0, 0.0), (0.25, 0.15625), (0.5, 0.5), (0.75, 0.84375), (1.0, 1.0), (2.0, 1.0), (-1.0, 0.0)] {
+        let want = SHALLOW_ALPHA + (DEEP_ALPHA - SHALLOW_ALPHA) * t;
+        let got = water_colour(depth * RAMP_DEPTH_M)[3];
+        assert!((got - want).abs() < 1e-5, "at {depth} of the ramp: alpha {got}, want {want}");
+    }
+}
+
+/// The water mesh's buffer size, counted as the flight's "GPU buffers" line counts it
+/// (computed): 40 bytes a vertex (position 12, normal 12, linear RGBA 16), 4 an index; `clear`
+/// empties it. (cargo-mutants: `byte_size`, `is_empty` and `clear` were unguarded.)
+#[test]
+fn the_water_mesh_counts_its_bytes_and_clears() {
+    let mut m = WaterMesh::default();
+    assert!(m.is_empty());
+    assert_eq!(m.byte_size(), 0);
+    m.positions = vec![[0.0; 3]; 3];
+    m.normals = vec![[0.0, 1.0, 0.0]; 3];
+    m.colors = vec![[0.0; 4]; 3];
+    m.indices = vec![0, 1, 2, 2, 1, 0];
+    assert!(!m.is_empty());
+    assert_eq!(m.byte_size(), 3 * 40 + 6 * 4);
+    m.clear();
+    assert!(m.is_empty() && m.positions.is_empty() && m.normals.is_empty() && m.colors.is_empty());
+}
+
+/// A water cell's normal is the normal of its mean slope: for corners on a plane
+/// `y = a·x + b·z` it is `(−a, 1, −b)` normalised, and a flat cell faces straight up.
+/// (cargo-mutants: the slope arithmetic of `cell_normal` was unguarded.)
+#[test]
+fn a_water_cells_normal_is_its_planes_normal() {
+    use isla::mesh::cell_normal;
+    for (a, b, dx, dz) in
+        [(0.1f32, -0.05f32, 4.0f32, 4.0f32), (-0.3, 0.2, 8.0, 2.0), (0.0, 0.7, 1.0, 16.0), (0.25, 0.0, 4.0, 4.0)]
+    {
+        let y = |x: f32, z: f32| 50.0 + a * x + b * z;
+        let n = cell_normal([y(0.0, 0.0), y(0.0, dz), y(dx, dz), y(dx, 0.0)], dx, dz);
+        let len = (a * a + 1.0 + b * b).sqrt();
+        let want = [-a / len, 1.0 / len, -b / len];
+        for k in 0..3 {
+            assert!((n[k] - want[k]).abs() < 1e-5, "plane ({a}, {b}) over {dx}×{dz}: {n:?}, want {want:?}");
+        }
+    }
+    assert_eq!(cell_normal([3.0; 4], 4.0, 4.0), [0.0, 1.0, 0.0]);
+    // One corner lower: the cell leans, it is not flat.
+    assert!(cell_normal([2.0, 3.0, 3.0, 3.0], 4.0, 4.0)[1] < 1.0);
+}
+
+/// SPEC §7: with the seam highlight on, exactly the water cells that touch a seam column are
+/// drawn in the highlight colour; with it off, none. (cargo-mutants: the cell's seam flag and
+/// the highlight's condition were unguarded.)
+#[test]
+fn the_seam_highlight_colours_exactly_the_cells_touching_a_seam() {
+    use isla::mesh::mesh_water_styled;
+    use isla::mesh::water::SEAM_HIGHLIGHT;
+    let src = default_source();
+    let chunk = src
+        .layout
+        .all_chunks()
+        .map(|c| build_chunk(src, c))
+        .find(|d| d.water.as_ref().is_some_and(|w| w.seam_columns > 0 && w.wet_columns > w.seam_columns + 50))
+        .expect("a chunk with seam columns and other water");
+    let (mut lit, mut plain) = (WaterMesh::default(), WaterMesh::default());
+    mesh_water_styled(&chunk, true, &mut lit);
+    mesh_water_styled(&chunk, false, &mut plain);
+    let count = |m: &WaterMesh| m.colors.iter().filter(|c| **c == SEAM_HIGHLIGHT).count();
+    assert_eq!(count(&plain), 0, "no highlight with it off");
+    let cells = lit.colors.len() / 4;
+    let seam_cells = count(&lit) / 4;
+    assert!(seam_cells > 0 && seam_cells < cells, "{seam_cells} of {cells} cells highlighted");
+    // Each highlighted cell has a seam corner; every cell with one is highlighted.
+    let w = chunk.water.as_ref().unwrap();
+    let col = chunk.column_m;
+    let seam_at = |x: f32, z: f32| {
+        let (cx, cz) = ((x / col).round() as i64 - chunk.origin_px.0, (z / col).round() as i64 - chunk.origin_px.1);
+        w.columns[ChunkData::column_index(cx as usize, cz as usize)].is_some_and(|c| c.seam)
+    };
+    for (k, quad) in lit.positions.chunks_exact(4).enumerate() {
+        let touches = quad.iter().any(|p| seam_at(p[0], p[2]));
+        assert_eq!(lit.colors[4 * k] == SEAM_HIGHLIGHT, touches, "cell {k} at {:?}", quad[0]);
+    }
+}

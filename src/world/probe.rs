@@ -1,0 +1,98 @@
+//! The probe (issue 29): which column of the world a pixel of a frame shows. A ray from the camera
+//! through the pixel is marched over the rendered surface (terrain with the roads carved in, and
+//! the water's surface where a column is wet) until it goes below it; the hit is refined by
+//! bisection to a centimetre. The camera is the shot's: a 55° vertical field of view, looking
+//! from `from` at `at`, with east up in the frame when it looks (nearly) straight down.
+
+use super::WorldSource;
+
+/// The vertical field of view of the shot and flight cameras (radians).
+pub const CAMERA_FOV_Y_RAD: f32 = 55.0 * std::f32::consts::PI / 180.0;
+
+/// Where a probe ray met the world.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeHit {
+    /// The point on the surface, world metres.
+    pub world: [f32; 3],
+    /// The blueprint pixel (column) under it.
+    pub pixel: [i64; 2],
+}
+
+fn norm(v: [f32; 3]) -> [f32; 3] {
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    [v[0] / l, v[1] / l, v[2] / l]
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+/// The unit direction of the ray through pixel `(px, py)` (its centre is `+ 0.5`) of a `w`×`h`
+/// frame seen from `from` looking at `at`.
+pub fn pixel_ray(from: [f32; 3], at: [f32; 3], (w, h): (u32, u32), (px, py): (f32, f32)) -> [f32; 3] {
+    let f = norm([at[0] - from[0], at[1] - from[1], at[2] - from[2]]);
+    // As `app::camera::look`: east (+X) is up in the frame when looking nearly straight down.
+    let up = if -f[1] > 0.99 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+    let r = norm(cross(f, up));
+    let u = cross(r, f);
+    let tan = (CAMERA_FOV_Y_RAD * 0.5).tan();
+    let sx = (2.0 * px / w as f32 - 1.0) * tan * w as f32 / h as f32;
+    let sy = (1.0 - 2.0 * py / h as f32) * tan;
+    norm([f[0] + sx * r[0] + sy * u[0], f[1] + sx * r[1] + sy * u[1], f[2] + sx * r[2] + sy * u[2]])
+}
+
+/// The height of the drawn surface over a map column: the water's surface where it is wet, else
+/// the carved terrain. `None` outside the map.
+fn drawn_top_m(src: &WorldSource, x: f32, z: f32) -> Option<f32> {
+    let col = src.layout.column_m;
+    let n = src.layout.map_size as i64;
+    let (px, py) = ((x / col).floor() as i64, (z / col).floor() as i64);
+    if px < 0 || py < 0 || px >= n || py >= n {
+        return None;
+    }
+    let ground = src.surface_y_m(px, py);
+    let water = src.water_at(px as u32, py as u32, src.layout.top_m()).map(|w| w.water_surface_y_m);
+    Some(water.map_or(ground, |w| w.max(ground)))
+}
+
+/// March the ray from `from` along `dir` until it goes below the drawn surface of a map column.
+/// `None` when it leaves the map or rises above everything first (the sky, or the open sea
+/// beyond the map, which has no column).
+pub fn cast(src: &WorldSource, from: [f32; 3], dir: [f32; 3]) -> Option<ProbeHit> {
+    let col = src.layout.column_m;
+    let extent = src.layout.map_size as f32 * col;
+    let ceiling = src.layout.top_m();
+    let step = 0.25 * col;
+    let at = |t: f32| [from[0] + dir[0] * t, from[1] + dir[1] * t, from[2] + dir[2] * t];
+    let below = |p: [f32; 3]| drawn_top_m(src, p[0], p[2]).map(|top| p[1] <= top);
+    let max_t = 4.0 * (extent + from[1].abs()) + 1000.0;
+    let mut t = 0.0;
+    let mut entered = false;
+    while t < max_t {
+        let p = at(t);
+        match below(p) {
+            Some(true) => {
+                // Bisect between the last point above and this one.
+                let (mut lo, mut hi) = ((t - step).max(0.0), t);
+                for _ in 0..24 {
+                    let mid = 0.5 * (lo + hi);
+                    if below(at(mid)) == Some(true) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                let w = at(hi);
+                return Some(ProbeHit { world: w, pixel: [(w[0] / col).floor() as i64, (w[2] / col).floor() as i64] });
+            }
+            Some(false) => entered = true,
+            None if entered || (p[1] > ceiling && dir[1] >= 0.0) => return None,
+            None => {}
+        }
+        if p[1] > ceiling && dir[1] >= 0.0 {
+            return None;
+        }
+        t += step;
+    }
+    None
+}
