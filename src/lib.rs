@@ -15,6 +15,7 @@ pub mod mesh;
 pub mod raster;
 pub mod suite;
 pub mod view;
+pub mod views;
 pub mod world;
 
 /// Whether the test-only planted defect `name` is switched on (`ISLA_TEST_PLANT=name[,name…]`).

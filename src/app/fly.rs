@@ -17,6 +17,8 @@ pub struct FlyOptions {
     /// Start with these overlays (the view's switches, and for example the panel open).
     pub toggles: super::settings::DebugToggles,
     pub view_distance_m: f32,
+    /// The blueprint whose saved views the B key appends to (`BLUEPRINT.views.toml` beside it).
+    pub views_file: Option<std::path::PathBuf>,
 }
 
 /// The view the flight starts from.
@@ -40,6 +42,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
         .insert_resource(opts.toggles)
         .insert_resource(super::settings::SunSettings::from(opts.view.sun))
         .insert_resource(StartView(opts.view))
+        .insert_resource(super::input::SavedViewsOf::read(opts.views_file.clone()))
         .insert_resource(super::settings::StreamSettings {
             lod: opts.view.lod,
             view_distance_m: opts.view_distance_m,

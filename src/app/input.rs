@@ -57,6 +57,7 @@ pub const KEY_TABLE: &[Binding] = &[
     b(KeyCode::F10, "F10", Action::LodColours, "level of detail coloured"),
     b(KeyCode::KeyM, "M", Action::Map, "map"),
     b(KeyCode::KeyV, "V", Action::PrintView, "print the current view string (stdout and the log)"),
+    b(KeyCode::KeyB, "B", Action::SaveView, "save the current view beside the blueprint (BLUEPRINT.views.toml)"),
 ];
 
 /// The key bound to `action` (every action has exactly one).
@@ -155,7 +156,54 @@ impl Plugin for InputPlugin {
     fn build(&self, app: &mut App) {
         super::settings::ensure(app);
         app.add_systems(Update, send_key_actions.before(super::settings::apply_actions).in_set(super::IslaSet::Input))
-            .add_systems(Update, (jump_to_preset, print_view).in_set(super::IslaSet::Apply));
+            .init_resource::<SavedViewsOf>()
+            .add_systems(Update, (jump_to_preset, print_view, save_view, jump_to_saved).in_set(super::IslaSet::Apply));
+    }
+}
+
+/// The blueprint whose saved views [`Action::SaveView`] appends to (none: saving is off), and the
+/// views saved beside it (read once at the start, then kept as they are saved).
+#[derive(Resource, Debug, Clone, Default)]
+pub struct SavedViewsOf(pub Option<std::path::PathBuf>, pub Vec<(String, crate::view::View)>);
+
+impl SavedViewsOf {
+    /// The saved views of `blueprint`, read from beside it (a bad file is logged and left alone).
+    pub fn read(blueprint: Option<std::path::PathBuf>) -> Self {
+        let mut views = Vec::new();
+        if let Some(b) = &blueprint {
+            match crate::views::names(b) {
+                Ok(names) => {
+                    views = names.into_iter().filter_map(|n| crate::views::load(b, &n).ok().map(|v| (n, v))).collect()
+                }
+                Err(e) => warn!("view: saved views not read: {e}"),
+            }
+        }
+        Self(blueprint, views)
+    }
+}
+
+/// Save the current view beside the blueprint, once per [`Action::SaveView`]; the log and stdout
+/// say under which name and where, or why not.
+fn save_view(
+    mut actions: MessageReader<Action>,
+    mut of: ResMut<SavedViewsOf>,
+    cams: Query<&Transform, With<crate::app::settings::Viewer>>,
+    sun: Res<crate::app::settings::SunSettings>,
+    toggles: Res<crate::app::settings::DebugToggles>,
+    settings: Res<crate::app::settings::StreamSettings>,
+) {
+    if !actions.read().any(|a| *a == Action::SaveView) {
+        return;
+    }
+    let (Some(blueprint), Some(cam)) = (of.0.clone(), cams.iter().next()) else { return };
+    let view = current_view(cam, &sun, &toggles, settings.lod);
+    match crate::views::save(&blueprint, &view) {
+        Ok((name, file)) => {
+            println!("view: saved {name} to {}: {view}", file.display());
+            info!("view: saved {name} to {}: {view}", file.display());
+            of.1.push((name, view));
+        }
+        Err(e) => warn!("view: not saved: {e}"),
     }
 }
 
@@ -224,6 +272,29 @@ fn print_view(
     let view = current_view(cam, &sun, &toggles, settings.lod);
     println!("view: {view}");
     info!("view: {view}");
+}
+
+/// [`Action::JumpToSaved`] (the panel's list) moves the camera to a saved view and sets its sun.
+fn jump_to_saved(
+    mut actions: MessageReader<Action>,
+    of: Res<SavedViewsOf>,
+    mut sun: ResMut<crate::app::settings::SunSettings>,
+    mut cams: Query<(&mut Transform, &mut bevy::camera_controller::free_camera::FreeCameraState), With<Camera3d>>,
+) {
+    let Some(i) = actions.read().filter_map(|a| if let Action::JumpToSaved(i) = a { Some(*i) } else { None }).last()
+    else {
+        return;
+    };
+    let Some((name, v)) = of.1.get(i) else { return };
+    for (mut t, mut state) in &mut cams {
+        *t = crate::app::camera::look(Vec3::from_array(v.from), Vec3::from_array(v.at));
+        let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
+        state.yaw = yaw;
+        state.pitch = pitch;
+        state.velocity = Vec3::ZERO;
+    }
+    *sun = v.sun.into();
+    info!("camera: saved view {name}");
 }
 
 /// [`Action::Preset`] (keys 1–4, the panel's buttons) moves the camera to that preset.

@@ -49,6 +49,7 @@ fn panel_ui(
     world: Res<IslandWorld>,
     cams: Query<&Transform, With<Camera3d>>,
     mut actions: MessageWriter<Action>,
+    saved: Option<Res<super::input::SavedViewsOf>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
@@ -56,6 +57,9 @@ fn panel_ui(
         overlays_ui(ui, &mut t, support.0);
         ui.separator();
         camera_ui(ui, &mut actions);
+        if let Some(saved) = &saved {
+            saved_views_ui(ui, saved, &mut actions);
+        }
         ui.separator();
         ui.heading("Stats");
         let frame_ms =
@@ -130,9 +134,29 @@ fn camera_ui(ui: &mut egui::Ui, actions: &mut MessageWriter<Action>) {
             }
         }
     });
-    if ui.button("Print the view string (V)").clicked() {
-        actions.write(Action::PrintView);
+    ui.horizontal(|ui| {
+        if ui.button("Print the view string (V)").clicked() {
+            actions.write(Action::PrintView);
+        }
+        if ui.button("Save the view (B)").clicked() {
+            actions.write(Action::SaveView);
+        }
+    });
+}
+
+/// The views saved beside the blueprint, each a button that jumps to it.
+fn saved_views_ui(ui: &mut egui::Ui, saved: &super::input::SavedViewsOf, actions: &mut MessageWriter<Action>) {
+    if saved.1.is_empty() {
+        return;
     }
+    ui.label("Saved views:");
+    ui.horizontal_wrapped(|ui| {
+        for (i, (name, _)) in saved.1.iter().enumerate() {
+            if ui.button(name).clicked() {
+                actions.write(Action::JumpToSaved(i));
+            }
+        }
+    });
 }
 
 /// What the world server holds and draws.

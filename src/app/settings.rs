@@ -50,6 +50,9 @@ pub enum Action {
     SetShading(Shading),
     // Views.
     PrintView,
+    SaveView,
+    /// Jump to the saved view at this index (the panel's list).
+    JumpToSaved(usize),
 }
 
 /// The shared settings and the one system that changes them: every plugin that reads a setting

@@ -89,9 +89,30 @@ pub struct CameraArgs {
     #[arg(long, value_parser = xyz, requires = "look_from", conflicts_with = "view")]
     pub look_at: Option<[f32; 3]>,
     /// A whole view (`isla:v1;from=X,Y,Z;at=X,Y,Z;sun=EL,AZ;off=…`, SPEC §8): camera, sun,
-    /// switches and level of detail. The sun, switch and --lod flags refine it.
-    #[arg(long, value_parser = view_string)]
-    pub view: Option<isla::view::View>,
+    /// switches and level of detail; or the NAME of a view saved beside the blueprint
+    /// (`BLUEPRINT.views.toml`, the B key in `fly`). The sun, switch and --lod flags refine it.
+    #[arg(long, value_parser = view_arg, value_name = "STRING|NAME")]
+    pub view: Option<ViewArg>,
+}
+
+/// `--view`: a view string, or the name of a saved view.
+#[derive(Debug, Clone)]
+pub enum ViewArg {
+    String(isla::view::View),
+    Saved(String),
+}
+
+fn view_arg(s: &str) -> Result<ViewArg, String> {
+    if s.starts_with("isla:") {
+        return view_string(s).map(ViewArg::String);
+    }
+    let ok =
+        !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(ViewArg::Saved(s.to_string()))
+    } else {
+        Err(format!("'{s}' is neither a view string (isla:v1;…) nor a saved view's name (1–64 of A-Z a-z 0-9 - _ .)"))
+    }
 }
 
 #[derive(Args)]

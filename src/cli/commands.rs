@@ -33,7 +33,7 @@ pub fn fly(a: FlyArgs) -> Outcome {
     let path = a.blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
     let (bp, path) = load(&path)?;
     let world = world_of(bp, &path);
-    let view = view_of(&world, &a.scene)?;
+    let view = view_of(&world, &path, &a.scene)?;
     let toggles = DebugToggles { panel: a.panel, map: a.map, ..DebugToggles::of_view(&view.switches) };
     let opts = isla::app::fly::FlyOptions {
         exit_after_frames: a.frames,
@@ -41,6 +41,7 @@ pub fn fly(a: FlyArgs) -> Outcome {
         view,
         toggles,
         view_distance_m: a.scene.stream.view_distance,
+        views_file: Some(path.clone()),
     };
     let exit = isla::app::fly::run(world, opts);
     Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -48,11 +49,13 @@ pub fn fly(a: FlyArgs) -> Outcome {
 
 /// The whole view the camera, view and stream flags ask for on `world`: the view string (or the
 /// preset's or explicit pose with the defaults), refined by every flag given.
-fn view_of(world: &IslandWorld, scene: &SceneArgs) -> Result<isla::view::View, BadInput> {
+fn view_of(world: &IslandWorld, blueprint: &Path, scene: &SceneArgs) -> Result<isla::view::View, BadInput> {
+    use super::args::ViewArg;
     use isla::view::{Sun, Switches, View};
     let (cam, v, stream) = (&scene.camera, &scene.view, &scene.stream);
-    let mut view = match (cam.view, cam.look_from.zip(cam.look_at)) {
-        (Some(view), _) => view,
+    let mut view = match (&cam.view, cam.look_from.zip(cam.look_at)) {
+        (Some(ViewArg::String(view)), _) => *view,
+        (Some(ViewArg::Saved(name)), _) => isla::views::load(blueprint, name).map_err(|e| bad(e.to_string()))?,
         (None, Some((from, at))) => {
             isla::view::check_pose(from, at).map_err(|e| bad(format!("--look-from/--look-at: {e}")))?;
             View { from, at, sun: Sun::default(), switches: Switches::default(), lod: true }
@@ -139,7 +142,7 @@ pub fn info(a: InfoArgs) -> Outcome {
 pub fn shot(a: ShotArgs) -> Outcome {
     let (bp, path) = load(&a.blueprint)?;
     let world = world_of(bp, &path);
-    let view = view_of(&world, &a.scene)?;
+    let view = view_of(&world, &path, &a.scene)?;
     let cam = &a.scene.camera;
     let what = match (cam.view.is_some(), cam.look_from.is_some()) {
         (true, _) => "view string".to_string(),

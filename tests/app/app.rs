@@ -1020,3 +1020,35 @@ fn shot_probe_reports_the_column_as_chunk_json_does() {
     let sky = probe("2048,600,4200", "2048,620,2048", "80,0");
     assert_eq!(sky["hit"], false, "{sky}");
 }
+
+/// Issue 29: `--view NAME` starts at a view saved beside the blueprint; an unknown name is one
+/// line and exit 2.
+#[test]
+fn a_saved_view_is_started_from_by_name() {
+    let dir = out_dir().join("saved-views");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bp = dir.join("small.dat");
+    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    let v: isla::view::View = "isla:v1;from=900,500,3300;at=2000,100,2000;sun=30,200;off=fog".parse().unwrap();
+    isla::views::save(&bp, &v).unwrap();
+    let shot = |view: &str| {
+        isla()
+            .args(["shot", "--width", "64", "--height", "36", "--view", view, "--out"])
+            .arg(dir.join("s.png"))
+            .arg(&bp)
+            .output()
+            .unwrap()
+    };
+    let run = shot("view-1");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains(&format!("view: {v}")),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let bad = shot("no-such-view");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("no view named 'no-such-view'") && err.trim().lines().count() == 1, "{err}");
+}

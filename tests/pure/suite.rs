@@ -379,3 +379,37 @@ fn the_house_keeps_its_lines() {
         );
     }
 }
+
+/// Issue 29: saved views round-trip. Saving appends `view-1`, `view-2`… to
+/// `BLUEPRINT.views.toml` beside the blueprint; each loads back as the same view, the file is a
+/// suite `isla suite` reads as it is, and a file that does not parse is refused, not overwritten.
+#[test]
+fn saved_views_round_trip_and_are_a_suite() {
+    use isla::view::View;
+    let dir = std::env::temp_dir().join(format!("isla-views-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bp = dir.join("island.dat");
+    std::fs::copy(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("blueprints/small.dat"), &bp).unwrap();
+    assert_eq!(isla::views::views_path(&bp), dir.join("island.views.toml"));
+    assert!(isla::views::names(&bp).unwrap().is_empty());
+    let a: View = "isla:v1;from=1000.5,320.25,2900;at=1500,100,2000;sun=22.5,310;off=fog".parse().unwrap();
+    let b: View = "isla:v1;from=0.1,1500,0.3;at=2048,0,2048;sun=60,45;shading=normals;lod=off".parse().unwrap();
+    let (na, file) = isla::views::save(&bp, &a).unwrap();
+    let (nb, _) = isla::views::save(&bp, &b).unwrap();
+    assert_eq!((na.as_str(), nb.as_str()), ("view-1", "view-2"));
+    assert_eq!(isla::views::names(&bp).unwrap(), ["view-1", "view-2"]);
+    assert_eq!(isla::views::load(&bp, "view-1").unwrap(), a);
+    assert_eq!(isla::views::load(&bp, "view-2").unwrap(), b);
+    let suite = isla::suite::Suite::load(&file).unwrap();
+    assert_eq!(suite.views.len(), 2);
+    assert_eq!(suite.blueprint, dir.join("island.dat"));
+    let e = isla::views::load(&bp, "view-9").unwrap_err().to_string();
+    assert!(e.contains("island.views.toml") && e.contains("view-9") && !e.contains('\n'), "{e}");
+    // A broken file is refused and left as it was.
+    std::fs::write(&file, "blueprint = \"island.dat\"\n[[view]\n").unwrap();
+    let e = isla::views::save(&bp, &a).unwrap_err().to_string();
+    assert!(e.contains("island.views.toml:2"), "{e}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "blueprint = \"island.dat\"\n[[view]\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
