@@ -50,6 +50,7 @@ fn panel_ui(
     cams: Query<&Transform, With<Camera3d>>,
     mut actions: MessageWriter<Action>,
     saved: Option<Res<super::input::SavedViewsOf>>,
+    sun: Res<super::settings::SunSettings>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
@@ -57,6 +58,7 @@ fn panel_ui(
         overlays_ui(ui, &mut t, support.0);
         ui.separator();
         camera_ui(ui, &mut actions);
+        sun_ui(ui, &sun, &mut actions);
         if let Some(saved) = &saved {
             saved_views_ui(ui, saved, &mut actions);
         }
@@ -142,6 +144,24 @@ fn camera_ui(ui: &mut egui::Ui, actions: &mut MessageWriter<Action>) {
             actions.write(Action::SaveView);
         }
     });
+}
+
+/// The sun in hand: elevation and azimuth sliders with their angles, and a time of day that moves
+/// it along the day arc ([`super::settings::SunSettings::at_hour`]). The keys still turn it.
+fn sun_ui(ui: &mut egui::Ui, sun: &super::settings::SunSettings, actions: &mut MessageWriter<Action>) {
+    use super::settings::SunSettings;
+    ui.heading("Sun");
+    let mut s = *sun;
+    ui.add(egui::Slider::new(&mut s.elevation_deg, 2.0..=89.0).text("elevation (°, - =)"));
+    ui.add(egui::Slider::new(&mut s.azimuth_deg, 0.0..=359.9).text("azimuth (°, [ ])"));
+    // The hour this sun is nearest on the day arc, by azimuth.
+    let mut hour = 6.0 + 12.0 * ((sun.azimuth_deg - 90.0) / 180.0).clamp(0.0, 1.0);
+    if ui.add(egui::Slider::new(&mut hour, 6.0..=18.0).text("time of day (h)")).changed() {
+        s = SunSettings::at_hour(hour);
+    }
+    if s.elevation_deg != sun.elevation_deg || s.azimuth_deg != sun.azimuth_deg {
+        actions.write(s.set_action());
+    }
 }
 
 /// The views saved beside the blueprint, each a button that jumps to it.

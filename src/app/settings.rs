@@ -34,6 +34,11 @@ pub enum Action {
     SunEast,
     SunLower,
     SunRaise,
+    /// Set the sun (the panel's sliders), in hundredths of a degree.
+    SetSun {
+        elevation_cdeg: i32,
+        azimuth_cdeg: i32,
+    },
     // Overlays (toggles of `DebugToggles`).
     Panel,
     Wireframe,
@@ -299,6 +304,11 @@ impl SunSettings {
     /// Move the sun by `step_deg` for a sun action (held keys send one a frame); other actions
     /// leave it. The elevation stays within 2–89° and the azimuth within 0–360°.
     pub fn apply(&mut self, action: Action, step_deg: f32) {
+        if let Action::SetSun { elevation_cdeg, azimuth_cdeg } = action {
+            self.elevation_deg = (elevation_cdeg as f32 / 100.0).clamp(2.0, 89.0);
+            self.azimuth_deg = (azimuth_cdeg as f32 / 100.0).rem_euclid(360.0);
+            return;
+        }
         let (d_az, d_el) = match action {
             Action::SunEast => (step_deg, 0.0),
             Action::SunWest => (-step_deg, 0.0),
@@ -308,6 +318,32 @@ impl SunSettings {
         };
         self.azimuth_deg = (self.azimuth_deg + d_az).rem_euclid(360.0);
         self.elevation_deg = (self.elevation_deg + d_el).clamp(2.0, 89.0);
+    }
+}
+
+/// Hours of the day the sun is up on the "time of day" arc: it rises due east at 6:00, stands due
+/// south at noon at [`DAY_ARC_NOON_ELEVATION_DEG`] and sets due west at 18:00.
+pub const DAY_ARC_HOURS: [f32; 2] = [6.0, 18.0];
+/// The sun's elevation at noon on the day arc (degrees).
+pub const DAY_ARC_NOON_ELEVATION_DEG: f32 = 60.0;
+
+impl SunSettings {
+    /// The sun at `hour` (6–18) on the day arc: azimuth from 90° (east) through 180° (south) to
+    /// 270° (west), elevation `noon · sin(π · (hour − 6) / 12)`, at least 2°.
+    pub fn at_hour(hour: f32) -> Self {
+        let f = ((hour - DAY_ARC_HOURS[0]) / (DAY_ARC_HOURS[1] - DAY_ARC_HOURS[0])).clamp(0.0, 1.0);
+        Self {
+            elevation_deg: (DAY_ARC_NOON_ELEVATION_DEG * (std::f32::consts::PI * f).sin()).max(2.0),
+            azimuth_deg: 90.0 + 180.0 * f,
+        }
+    }
+
+    /// The action that sets the sun to `self` (to a hundredth of a degree).
+    pub fn set_action(&self) -> Action {
+        Action::SetSun {
+            elevation_cdeg: (self.elevation_deg * 100.0).round() as i32,
+            azimuth_cdeg: (self.azimuth_deg * 100.0).round() as i32,
+        }
     }
 }
 

@@ -1052,3 +1052,29 @@ fn a_saved_view_is_started_from_by_name() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("no view named 'no-such-view'") && err.trim().lines().count() == 1, "{err}");
 }
+
+/// Issue 29, the sun in hand: the panel's sliders send `SetSun`, which sets the sun (clamped as
+/// the keys clamp it), and the time of day follows the day arc: east at 6:00, south and 60° high
+/// at noon, west at 18:00.
+#[test]
+fn the_sun_sliders_and_the_day_arc() {
+    use bevy::prelude::*;
+    use isla::app::settings::{Action, SettingsPlugin, SunSettings};
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins).add_plugins(SettingsPlugin);
+    app.update();
+    app.world_mut().write_message(SunSettings { elevation_deg: 33.5, azimuth_deg: 271.25 }.set_action());
+    app.update();
+    let s = *app.world().resource::<SunSettings>();
+    assert_eq!((s.elevation_deg, s.azimuth_deg), (33.5, 271.25));
+    app.world_mut().write_message(Action::SetSun { elevation_cdeg: 9500, azimuth_cdeg: -1000 });
+    app.update();
+    let s = *app.world().resource::<SunSettings>();
+    assert_eq!((s.elevation_deg, s.azimuth_deg), (89.0, 350.0), "clamped as the keys clamp it");
+    let close =
+        |s: SunSettings, el: f32, az: f32| (s.elevation_deg - el).abs() < 1e-3 && (s.azimuth_deg - az).abs() < 1e-3;
+    assert!(close(SunSettings::at_hour(6.0), 2.0, 90.0));
+    assert!(close(SunSettings::at_hour(12.0), 60.0, 180.0));
+    assert!(close(SunSettings::at_hour(15.0), 60.0 * std::f32::consts::FRAC_1_SQRT_2, 225.0));
+    assert!(close(SunSettings::at_hour(18.0), 2.0, 270.0));
+}
