@@ -54,6 +54,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
             super::input::InputPlugin,
             super::panel::DebugPanelPlugin,
             super::map::MapPlugin,
+            super::probe::ProbePlugin,
             FlightPlugin { exit_after_frames: opts.exit_after_frames, screenshot: opts.screenshot },
         ))
         .run()

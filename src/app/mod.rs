@@ -15,6 +15,7 @@ pub mod fog;
 pub mod input;
 pub mod map;
 pub mod panel;
+pub mod probe;
 pub mod scene;
 pub mod server;
 pub mod settings;

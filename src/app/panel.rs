@@ -51,12 +51,14 @@ fn panel_ui(
     mut actions: MessageWriter<Action>,
     saved: Option<Res<super::input::SavedViewsOf>>,
     sun: Res<super::settings::SunSettings>,
+    probe: Option<Res<super::probe::ProbeState>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
     egui::Window::new("Isla debug (F1)").default_pos([10.0, 10.0]).resizable(false).show(ctx, |ui| {
         overlays_ui(ui, &mut t, support.0);
         ui.separator();
+        probe_ui(ui, probe.as_deref(), &world);
         camera_ui(ui, &mut actions);
         sun_ui(ui, &sun, &mut actions);
         if let Some(saved) = &saved {
@@ -144,6 +146,55 @@ fn camera_ui(ui: &mut egui::Ui, actions: &mut MessageWriter<Action>) {
             actions.write(Action::SaveView);
         }
     });
+}
+
+/// The probe: the column under the cursor (height, pixel), and the pinned one's fields.
+fn probe_ui(ui: &mut egui::Ui, probe: Option<&super::probe::ProbeState>, world: &IslandWorld) {
+    let Some(probe) = probe else { return };
+    ui.heading("Probe (left click pins)");
+    match probe.hover {
+        Some(h) => {
+            let src = &world.source;
+            let wet = src.water_at(h.pixel[0] as u32, h.pixel[1] as u32, src.layout.top_m());
+            ui.label(format!(
+                "under the cursor: pixel {}, {}  ground {:.1} m{}",
+                h.pixel[0],
+                h.pixel[1],
+                src.surface_y_m(h.pixel[0], h.pixel[1]),
+                wet.map_or(String::new(), |w| format!(
+                    "  water {:.1} m, {:.1} m deep{}",
+                    w.water_surface_y_m,
+                    w.true_depth_m,
+                    if w.seam { ", seam" } else { "" }
+                ))
+            ));
+        }
+        None => {
+            ui.label("under the cursor: sky");
+        }
+    }
+    if let Some((_, json)) = &probe.pinned {
+        let field = |k: &str| json.get(k).map_or("-".to_string(), |v| v.to_string());
+        ui.label(format!(
+            "pinned: pixel {}  chunk {}  level {}  biome {}  surface {} m",
+            field("pixel"),
+            field("chunk"),
+            field("level"),
+            field("biome"),
+            field("surface_y_m")
+        ));
+        ui.label(format!(
+            "water: body {} ({}), surface {} m, true depth {} m, seam {}  road {}  nearest town {}",
+            field("water_body"),
+            field("water_type"),
+            field("water_surface_y_m"),
+            field("true_depth_m"),
+            field("seam"),
+            field("road"),
+            field("nearest_town")
+        ));
+    }
+    ui.separator();
 }
 
 /// The sun in hand: elevation and azimuth sliders with their angles, and a time of day that moves

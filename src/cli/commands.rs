@@ -173,74 +173,18 @@ pub fn shot(a: ShotArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The probe of frame pixel `p` (SPEC §9 `shot --probe`): the column the pixel shows, as `isla
-/// chunk --json` prints it, plus where the ray hit, the level of detail drawn there, the biome,
-/// the water body and the nearest town.
+/// The probe of frame pixel `p` (SPEC §9 `shot --probe`).
 fn probe_json(src: &WorldSource, view: &isla::view::View, frame: (u32, u32), p: (u32, u32)) -> serde_json::Value {
-    use isla::world::probe::{cast, pixel_ray};
+    use isla::world::probe::{cast, level_at, pixel_ray, probe_json};
     let dir = pixel_ray(view.from, view.at, frame, (p.0 as f32 + 0.5, p.1 as f32 + 0.5));
-    let Some(hit) = cast(src, view.from, dir) else {
-        return serde_json::json!({"hit": false, "frame_pixel": [p.0, p.1]});
-    };
-    let [x, y] = hit.pixel;
-    let coord = ChunkCoord::containing_pixel(x as u32, y as u32);
-    let chunk = build_chunk(src, coord);
-    let (cx, cz) = ((x - chunk.origin_px.0) as usize, (y - chunk.origin_px.1) as usize);
-    let mut v = column_json(&chunk, cx, cz);
-    let level = if view.lod {
-        let tree = isla::world::lod::LodTree::new(src);
-        tree.select(view.from)
-            .into_iter()
-            .find(|id| {
-                let [x0, z0, x1, z1] = id.chunk_rect();
-                (x0..x1).contains(&coord.x) && (z0..z1).contains(&coord.z)
-            })
-            .map_or(0, |id| id.level)
-    } else {
-        0
-    };
-    let bp = &src.blueprint;
-    let body = bp.water.as_ref().map(|w| w.body_ids[(x * bp.map_size as i64 + y) as usize]).filter(|&id| id != 0);
-    let town = bp
-        .towns
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (i, (t.x - x as f32 - 0.5).hypot(t.y - y as f32 - 0.5) * bp.params.metres_per_pixel))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    let extra = serde_json::json!({
-        "hit": true,
-        "frame_pixel": [p.0, p.1],
-        "world": hit.world,
-        "pixel": hit.pixel,
-        "chunk": [coord.x, coord.z],
-        "level": level,
-        "biome": format!("{:?}", bp.biome(x as u32, y as u32)).to_lowercase(),
-        "water_body": body,
-        "water_type": body.and_then(|id| bp.water.as_ref()?.body(id)).map(|b| format!("{:?}", b.kind).to_lowercase()),
-        "nearest_town": town.map(|(i, d)| serde_json::json!({"index": i, "distance_m": d})),
-    });
-    if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
-        o.extend(e);
+    let hit = cast(src, view.from, dir);
+    let tree = (view.lod && hit.is_some()).then(|| isla::world::lod::LodTree::new(src));
+    let level = hit.map_or(0, |h| level_at(tree.as_ref(), &h, view.from));
+    let mut v = probe_json(src, hit, level);
+    if let Some(o) = v.as_object_mut() {
+        o.insert("frame_pixel".into(), serde_json::json!([p.0, p.1]));
     }
     v
-}
-
-/// One column of a chunk as `isla chunk --json` prints it.
-fn column_json(c: &ChunkData, cx: usize, cz: usize) -> serde_json::Value {
-    let i = ChunkData::column_index(cx, cz);
-    let w = c.water.as_ref().and_then(|w| w.columns[i]);
-    serde_json::json!({
-        "x": c.origin_px.0 + cx as i64, "y": c.origin_px.1 + cz as i64,
-        "surface_y_m": c.surface_y_m[i],
-        "wet": w.is_some(),
-        "level_raw": w.map(|w| w.level_raw),
-        "water_surface_y_m": w.map(|w| w.water_surface_y_m),
-        "true_depth_m": w.map(|w| w.true_depth_m),
-        "seam": w.is_some_and(|w| w.seam),
-        "road": isla::blueprint::RoadTier::from_ordinal(c.road[i].wrapping_sub(1)).map(|t| t.name()),
-    })
 }
 
 pub fn suite(a: SuiteArgs) -> Outcome {
@@ -623,7 +567,7 @@ fn print_chunk(src: &WorldSource, c: &ChunkData, json: bool) -> anyhow::Result<(
             if x >= n || y >= n {
                 continue;
             }
-            rows.push(column_json(c, cx, cz));
+            rows.push(isla::world::probe::column_json(c, cx, cz));
         }
     }
     println!("{}", serde_json::to_string(&rows)?);

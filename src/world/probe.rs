@@ -4,7 +4,7 @@
 //! bisection to a centimetre. The camera is the shot's: a 55° vertical field of view, looking
 //! from `from` at `at`, with east up in the frame when it looks (nearly) straight down.
 
-use super::WorldSource;
+use super::{ChunkCoord, ChunkData, WorldSource, build_chunk};
 
 /// The vertical field of view of the shot and flight cameras (radians).
 pub const CAMERA_FOV_Y_RAD: f32 = 55.0 * std::f32::consts::PI / 180.0;
@@ -95,4 +95,70 @@ pub fn cast(src: &WorldSource, from: [f32; 3], dir: [f32; 3]) -> Option<ProbeHit
         t += step;
     }
     None
+}
+
+/// One column of a chunk as `isla chunk --json` prints it.
+pub fn column_json(c: &ChunkData, cx: usize, cz: usize) -> serde_json::Value {
+    let i = ChunkData::column_index(cx, cz);
+    let w = c.water.as_ref().and_then(|w| w.columns[i]);
+    serde_json::json!({
+        "x": c.origin_px.0 + cx as i64, "y": c.origin_px.1 + cz as i64,
+        "surface_y_m": c.surface_y_m[i],
+        "wet": w.is_some(),
+        "level_raw": w.map(|w| w.level_raw),
+        "water_surface_y_m": w.map(|w| w.water_surface_y_m),
+        "true_depth_m": w.map(|w| w.true_depth_m),
+        "seam": w.is_some_and(|w| w.seam),
+        "road": crate::blueprint::RoadTier::from_ordinal(c.road[i].wrapping_sub(1)).map(|t| t.name()),
+    })
+}
+
+/// The level of detail drawn over `hit`'s chunk from `eye` (0 without a tree: full detail).
+pub fn level_at(tree: Option<&super::lod::LodTree>, hit: &ProbeHit, eye: [f32; 3]) -> u8 {
+    let Some(tree) = tree else { return 0 };
+    let coord = ChunkCoord::containing_pixel(hit.pixel[0] as u32, hit.pixel[1] as u32);
+    tree.select(eye)
+        .into_iter()
+        .find(|id| {
+            let [x0, z0, x1, z1] = id.chunk_rect();
+            (x0..x1).contains(&coord.x) && (z0..z1).contains(&coord.z)
+        })
+        .map_or(0, |id| id.level)
+}
+
+/// What a probe found, as `probe: {json}` prints it (SPEC §9 `shot --probe`): the column's
+/// `isla chunk --json` keys plus `hit`, `world`, `pixel`, `chunk`, `level` (the level of detail
+/// drawn there, [`level_at`]), `biome`, `water_body`, `water_type` and `nearest_town`. A miss is
+/// `{"hit": false}`.
+pub fn probe_json(src: &WorldSource, hit: Option<ProbeHit>, level: u8) -> serde_json::Value {
+    let Some(hit) = hit else { return serde_json::json!({"hit": false}) };
+    let [x, y] = hit.pixel;
+    let coord = ChunkCoord::containing_pixel(x as u32, y as u32);
+    let chunk = build_chunk(src, coord);
+    let mut v = column_json(&chunk, (x - chunk.origin_px.0) as usize, (y - chunk.origin_px.1) as usize);
+    let bp = &src.blueprint;
+    let body = bp.water.as_ref().map(|w| w.body_ids[(x * bp.map_size as i64 + y) as usize]).filter(|&id| id != 0);
+    let town = bp
+        .towns
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (i, (t.x - x as f32 - 0.5).hypot(t.y - y as f32 - 0.5) * bp.params.metres_per_pixel))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let extra = serde_json::json!({
+        "hit": true,
+        "world": hit.world,
+        "pixel": hit.pixel,
+        "chunk": [coord.x, coord.z],
+        "level": level,
+        "biome": format!("{:?}", bp.biome(x as u32, y as u32)).to_lowercase(),
+        "water_body": body,
+        "water_type": body.and_then(|id| bp.water.as_ref()?.body(id)).map(|b| format!("{:?}", b.kind).to_lowercase()),
+        "nearest_town": town.map(|(i, d)| serde_json::json!({"index": i, "distance_m": d})),
+    });
+    if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    v
 }

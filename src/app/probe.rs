@@ -1,0 +1,73 @@
+//! The probe in the flight (issue 29, SPEC §7): the column under the cursor, found by
+//! [`crate::world::probe::cast`] along the camera's ray through the cursor, shown in the panel
+//! every frame; a left click pins it with a marker and prints `probe: {json}` on stdout and in the
+//! log (the same JSON `isla shot --probe` prints). The right button still looks around.
+
+use super::IslandWorld;
+use super::settings::{StreamSettings, Viewer};
+use crate::world::probe::{ProbeHit, cast, level_at, probe_json};
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+
+/// The hovered and the pinned probe.
+#[derive(Resource, Debug, Default, Clone)]
+pub struct ProbeState {
+    /// The column under the cursor this frame, with its drawn height.
+    pub hover: Option<ProbeHit>,
+    /// The last click: where, and what it found.
+    pub pinned: Option<(ProbeHit, serde_json::Value)>,
+}
+
+/// Colour of the pinned probe's marker.
+pub const PROBE_MARKER_COLOUR: Color = Color::srgb(1.0, 0.2, 0.9);
+
+pub struct ProbePlugin;
+
+impl Plugin for ProbePlugin {
+    fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
+        app.init_resource::<ProbeState>()
+            .add_systems(Update, probe_cursor.in_set(super::IslaSet::Input))
+            .add_systems(Update, draw_marker.in_set(super::IslaSet::Render));
+    }
+}
+
+fn probe_cursor(
+    windows: Query<&Window, With<PrimaryWindow>>,
+    cams: Query<(&Camera, &GlobalTransform), With<Viewer>>,
+    world: Res<IslandWorld>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    lod: Option<Res<super::server::Lod>>,
+    settings: Res<StreamSettings>,
+    mut state: ResMut<ProbeState>,
+) {
+    let (Ok(window), Some((camera, at))) = (windows.single(), cams.iter().next()) else { return };
+    let over_panel = wants.is_some_and(|w| w.wants_any_pointer_input());
+    let hit = window
+        .cursor_position()
+        .filter(|_| !over_panel)
+        .and_then(|c| camera.viewport_to_world(at, c).ok())
+        .and_then(|ray| cast(&world.source, ray.origin.to_array(), ray.direction.as_vec3().to_array()));
+    if state.hover != hit {
+        state.hover = hit;
+    }
+    if buttons.just_pressed(MouseButton::Left) && !over_panel {
+        let eye = at.translation().to_array();
+        let tree = if settings.lod { lod.as_ref().map(|l| &*l.0) } else { None };
+        let level = hit.map_or(0, |h| level_at(tree, &h, eye));
+        let json = probe_json(&world.source, hit, level);
+        println!("probe: {json}");
+        info!("probe: {json}");
+        state.pinned = hit.map(|h| (h, json));
+    }
+}
+
+/// The pinned probe: a marker sized to stay visible from the camera's distance.
+fn draw_marker(state: Res<ProbeState>, cams: Query<&GlobalTransform, With<Viewer>>, mut gizmos: Gizmos) {
+    let (Some((hit, _)), Some(cam)) = (&state.pinned, cams.iter().next()) else { return };
+    let p = Vec3::from_array(hit.world);
+    let r = (cam.translation().distance(p) * 0.01).max(0.5);
+    gizmos.sphere(Isometry3d::from_translation(p), r, PROBE_MARKER_COLOUR);
+    gizmos.line(p, p + Vec3::Y * r * 6.0, PROBE_MARKER_COLOUR);
+}
