@@ -57,6 +57,7 @@ pub const KEY_TABLE: &[Binding] = &[
     b(KeyCode::F10, "F10", Action::LodColours, "level of detail coloured"),
     b(KeyCode::KeyM, "M", Action::Map, "map"),
     b(KeyCode::KeyV, "V", Action::PrintView, "print the current view string (stdout and the log)"),
+    b(KeyCode::KeyR, "R", Action::Ruler, "ruler (hold): left clicks place its two ends"),
     b(KeyCode::KeyB, "B", Action::SaveView, "save the current view beside the blueprint (BLUEPRINT.views.toml)"),
 ];
 

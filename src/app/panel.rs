@@ -173,6 +173,14 @@ fn probe_ui(ui: &mut egui::Ui, probe: Option<&super::probe::ProbeState>, world: 
             ui.label("under the cursor: sky");
         }
     }
+    if let Some(r) = probe.ruler() {
+        ui.label(format!(
+            "ruler (R + clicks): {:.1} m, {:.1} m across, height {:+.1} m, mean slope {:+.1} %",
+            r.distance_m, r.horizontal_m, r.rise_m, r.slope_percent
+        ));
+    } else if probe.ruler.len() == 1 {
+        ui.label("ruler: one end placed; R + click for the other");
+    }
     if let Some((_, json)) = &probe.pinned {
         let field = |k: &str| json.get(k).map_or("-".to_string(), |v| v.to_string());
         ui.label(format!(

@@ -5,7 +5,7 @@
 
 use super::IslandWorld;
 use super::settings::{StreamSettings, Viewer};
-use crate::world::probe::{ProbeHit, cast, level_at, probe_json};
+use crate::world::probe::{ProbeHit, Ruler, cast, level_at, probe_json};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
@@ -16,7 +16,22 @@ pub struct ProbeState {
     pub hover: Option<ProbeHit>,
     /// The last click: where, and what it found.
     pub pinned: Option<(ProbeHit, serde_json::Value)>,
+    /// The ruler's ends (clicks with its key held): the first alone until the second is placed.
+    pub ruler: Vec<[f32; 3]>,
 }
+
+impl ProbeState {
+    /// The ruler's figures once both ends are placed.
+    pub fn ruler(&self) -> Option<Ruler> {
+        match self.ruler[..] {
+            [a, b] => Some(Ruler::between(a, b)),
+            _ => None,
+        }
+    }
+}
+
+/// Colour of the ruler's line and ends.
+pub const RULER_COLOUR: Color = Color::srgb(1.0, 0.85, 0.1);
 
 /// Colour of the pinned probe's marker.
 pub const PROBE_MARKER_COLOUR: Color = Color::srgb(1.0, 0.2, 0.9);
@@ -37,6 +52,7 @@ fn probe_cursor(
     cams: Query<(&Camera, &GlobalTransform), With<Viewer>>,
     world: Res<IslandWorld>,
     buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
     wants: Option<Res<bevy_egui::input::EguiWantsInput>>,
     lod: Option<Res<super::server::Lod>>,
     settings: Res<StreamSettings>,
@@ -52,7 +68,21 @@ fn probe_cursor(
     if state.hover != hit {
         state.hover = hit;
     }
-    if buttons.just_pressed(MouseButton::Left) && !over_panel {
+    let ruling = keys.pressed(super::input::key_of(super::settings::Action::Ruler));
+    if buttons.just_pressed(MouseButton::Left) && !over_panel && ruling {
+        if let Some(h) = hit {
+            if state.ruler.len() == 2 {
+                state.ruler.clear();
+            }
+            state.ruler.push(h.world);
+            if let Some(r) = state.ruler() {
+                info!(
+                    "ruler: {:.1} m ({:.1} m across), {:+.1} m, mean slope {:+.1} %",
+                    r.distance_m, r.horizontal_m, r.rise_m, r.slope_percent
+                );
+            }
+        }
+    } else if buttons.just_pressed(MouseButton::Left) && !over_panel {
         let eye = at.translation().to_array();
         let tree = if settings.lod { lod.as_ref().map(|l| &*l.0) } else { None };
         let level = hit.map_or(0, |h| level_at(tree, &h, eye));
@@ -65,7 +95,16 @@ fn probe_cursor(
 
 /// The pinned probe: a marker sized to stay visible from the camera's distance.
 fn draw_marker(state: Res<ProbeState>, cams: Query<&GlobalTransform, With<Viewer>>, mut gizmos: Gizmos) {
-    let (Some((hit, _)), Some(cam)) = (&state.pinned, cams.iter().next()) else { return };
+    let Some(cam) = cams.iter().next() else { return };
+    // The ruler: its ends and the line between them.
+    for p in &state.ruler {
+        let p = Vec3::from_array(*p);
+        gizmos.sphere(Isometry3d::from_translation(p), (cam.translation().distance(p) * 0.008).max(0.4), RULER_COLOUR);
+    }
+    if let [a, b] = state.ruler[..] {
+        gizmos.line(Vec3::from_array(a), Vec3::from_array(b), RULER_COLOUR);
+    }
+    let Some((hit, _)) = &state.pinned else { return };
     let p = Vec3::from_array(hit.world);
     let r = (cam.translation().distance(p) * 0.01).max(0.5);
     gizmos.sphere(Isometry3d::from_translation(p), r, PROBE_MARKER_COLOUR);

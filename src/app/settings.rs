@@ -56,6 +56,8 @@ pub enum Action {
     // Views.
     PrintView,
     SaveView,
+    /// Held: left clicks place the ruler's ends instead of pinning the probe.
+    Ruler,
     /// Jump to the saved view at this index (the panel's list).
     JumpToSaved(usize),
 }

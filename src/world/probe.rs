@@ -162,3 +162,27 @@ pub fn probe_json(src: &WorldSource, hit: Option<ProbeHit>, level: u8) -> serde_
     }
     v
 }
+
+/// A ruler between two probed points (issue 29): the straight distance, the horizontal distance,
+/// the height difference (`b` above `a`) and the mean slope (rise over horizontal run, in per
+/// cent; 0 for two points one above the other).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Ruler {
+    pub distance_m: f32,
+    pub horizontal_m: f32,
+    pub rise_m: f32,
+    pub slope_percent: f32,
+}
+
+impl Ruler {
+    pub fn between(a: [f32; 3], b: [f32; 3]) -> Self {
+        let (dx, dy, dz) = (b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+        let horizontal_m = dx.hypot(dz);
+        Self {
+            distance_m: (dx * dx + dy * dy + dz * dz).sqrt(),
+            horizontal_m,
+            rise_m: dy,
+            slope_percent: if horizontal_m > 0.0 { 100.0 * dy / horizontal_m } else { 0.0 },
+        }
+    }
+}

@@ -84,3 +84,18 @@ fn a_probe_of_the_sky_is_no_hit() {
     let at = [2048.0, 620.0, 2048.0];
     assert_eq!(cast(src, from, pixel_ray(from, at, (960, 540), (480.5, 0.5))), None);
 }
+
+/// The ruler's figures against a hand-computed pair: from (100, 50, 200) to (130, 62, 240) is
+/// 30 m east and 40 m south (50 m across), 12 m up: 51.42 m straight, a 24 % mean slope.
+#[test]
+fn the_ruler_measures_distance_rise_and_slope() {
+    use isla::world::probe::Ruler;
+    let r = Ruler::between([100.0, 50.0, 200.0], [130.0, 62.0, 240.0]);
+    assert!((r.horizontal_m - 50.0).abs() < 1e-4);
+    assert!((r.distance_m - 2644f32.sqrt()).abs() < 1e-4);
+    assert!((r.rise_m - 12.0).abs() < 1e-4);
+    assert!((r.slope_percent - 24.0).abs() < 1e-3);
+    let down = Ruler::between([130.0, 62.0, 240.0], [100.0, 50.0, 200.0]);
+    assert!((down.slope_percent + 24.0).abs() < 1e-3, "downhill is negative");
+    assert_eq!(Ruler::between([1.0, 2.0, 3.0], [1.0, 9.0, 3.0]).slope_percent, 0.0);
+}
