@@ -124,3 +124,33 @@ impl IslandBuilder {
         }
     }
 }
+
+/// A large synthetic island for level-of-detail and streaming tests: an `n`² cone of land with
+/// long ripples at 2 m a pixel (seed 9), the sea at 0.3 raw (75 m) and an ocean body below it.
+pub fn cone_island(n: usize) -> Blueprint {
+    let mut heights = vec![0f32; n * n];
+    for x in 0..n {
+        for y in 0..n {
+            let (u, v) = (x as f32 / n as f32 - 0.5, y as f32 / n as f32 - 0.5);
+            let land = 0.5 - (u * u + v * v).sqrt();
+            heights[x * n + y] =
+                (0.3 + land * 1.2 + 0.05 * (x as f32 * 0.02).sin() * (y as f32 * 0.017).cos()).max(0.0);
+        }
+    }
+    let ocean = WaterBody {
+        id: 1,
+        kind: WaterType::Ocean,
+        salinity: Salinity::Salt,
+        surface_level_raw: 0.3,
+        pixel_count: 0,
+        centroid_x: 0.0,
+        centroid_y: 0.0,
+    };
+    IslandBuilder::new(n as u32, heights)
+        .seed(9)
+        .sea_level_raw(0.3)
+        .metres_per_raw(251.0)
+        .metres_per_pixel(2.0)
+        .ocean_below_sea(vec![ocean])
+        .build()
+}

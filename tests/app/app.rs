@@ -271,34 +271,7 @@ fn chunk_json_lists_every_column_of_the_chunk() {
 
 /// A synthetic 4096² island (cheap to make): rolling land in the middle, sea at the edges.
 fn big_island() -> isla::blueprint::Blueprint {
-    use isla::blueprint::testing::IslandBuilder;
-    use isla::blueprint::{Salinity, WaterBody, WaterType};
-    let n = 4096usize;
-    let mut heights = vec![0f32; n * n];
-    for x in 0..n {
-        for y in 0..n {
-            let (u, v) = (x as f32 / n as f32 - 0.5, y as f32 / n as f32 - 0.5);
-            let land = 0.5 - (u * u + v * v).sqrt();
-            heights[x * n + y] =
-                (0.3 + land * 1.2 + 0.05 * (x as f32 * 0.02).sin() * (y as f32 * 0.017).cos()).max(0.0);
-        }
-    }
-    let ocean = WaterBody {
-        id: 1,
-        kind: WaterType::Ocean,
-        salinity: Salinity::Salt,
-        surface_level_raw: 0.3,
-        pixel_count: 0,
-        centroid_x: 0.0,
-        centroid_y: 0.0,
-    };
-    IslandBuilder::new(n as u32, heights)
-        .seed(9)
-        .sea_level_raw(0.3)
-        .metres_per_raw(251.0)
-        .metres_per_pixel(2.0)
-        .ocean_below_sea(vec![ocean])
-        .build()
+    isla::blueprint::testing::cone_island(4096)
 }
 
 #[test]

@@ -9,44 +9,17 @@ use isla::mesh::Shading;
 use isla::mesh::lod::{LodMesh, build_node};
 use isla::world::WorldSource;
 use isla::world::display::display_set;
-use isla::world::lod::{DESIGN_FOV_RAD, LodTree, NodeId};
+use isla::world::lod::{LodTree, NodeId};
+use isla::world::probe::pixel_ray;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
-/// A 4096² island (8 km across at 2 m a pixel): a cone of land with long ripples, an ocean
-/// around it.
+/// A 4096² island (8 km across at 2 m a pixel): [`isla::blueprint::testing::cone_island`].
 fn big_world() -> &'static (WorldSource, LodTree) {
     static W: OnceLock<(WorldSource, LodTree)> = OnceLock::new();
     W.get_or_init(|| {
-        use isla::blueprint::testing::IslandBuilder;
-        use isla::blueprint::{Salinity, WaterBody, WaterType};
-        let n = 4096usize;
-        let mut heights = vec![0f32; n * n];
-        for x in 0..n {
-            for y in 0..n {
-                let (u, v) = (x as f32 / n as f32 - 0.5, y as f32 / n as f32 - 0.5);
-                let land = 0.5 - (u * u + v * v).sqrt();
-                heights[x * n + y] =
-                    (0.3 + land * 1.2 + 0.05 * (x as f32 * 0.02).sin() * (y as f32 * 0.017).cos()).max(0.0);
-            }
-        }
-        let ocean = WaterBody {
-            id: 1,
-            kind: WaterType::Ocean,
-            salinity: Salinity::Salt,
-            surface_level_raw: 0.3,
-            pixel_count: 0,
-            centroid_x: 0.0,
-            centroid_y: 0.0,
-        };
-        let bp = IslandBuilder::new(n as u32, heights)
-            .seed(9)
-            .sea_level_raw(0.3)
-            .metres_per_raw(251.0)
-            .metres_per_pixel(2.0)
-            .ocean_below_sea(vec![ocean])
-            .build();
+        let bp = isla::blueprint::testing::cone_island(4096);
         let src = WorldSource::new(Arc::new(bp));
         let tree = LodTree::new(&src);
         (src, tree)
@@ -215,25 +188,11 @@ fn holes(
     for id in shown {
         drawn_triangles(tree, *id, &meshes.0[id], from, &mut scene);
     }
-    let norm = |v: [f32; 3]| {
-        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        [v[0] / l, v[1] / l, v[2] / l]
-    };
-    let cross =
-        |p: [f32; 3], q: [f32; 3]| [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
-    let f = norm([at[0] - from[0], at[1] - from[1], at[2] - from[2]]);
-    let up = if f[1] < -0.99 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
-    let r = norm(cross(f, up));
-    let u = cross(r, f);
-    let tan = (DESIGN_FOV_RAD * 0.5).tan();
-    let aspect = w as f32 / h as f32;
     let pixels: Vec<(usize, usize)> = (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).collect();
     pixels
         .into_par_iter()
         .filter(|&(x, y)| {
-            let sx = (2.0 * (x as f32 + 0.5) / w as f32 - 1.0) * tan * aspect;
-            let sy = (1.0 - 2.0 * (y as f32 + 0.5) / h as f32) * tan;
-            let d = norm([f[0] + sx * r[0] + sy * u[0], f[1] + sx * r[1] + sy * u[1], f[2] + sx * r[2] + sy * u[2]]);
+            let d = pixel_ray(from, at, (w as u32, h as u32), (x as f32 + 0.5, y as f32 + 0.5));
             if scene.hit(from, d).is_some() || d[1] >= 0.0 {
                 return false;
             }
@@ -293,19 +252,7 @@ fn true_ground_point(
     (w, h): (usize, usize),
     (x, y): (usize, usize),
 ) -> [f32; 3] {
-    let norm = |v: [f32; 3]| {
-        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        [v[0] / l, v[1] / l, v[2] / l]
-    };
-    let cross =
-        |p: [f32; 3], q: [f32; 3]| [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
-    let f = norm([at[0] - from[0], at[1] - from[1], at[2] - from[2]]);
-    let r = norm(cross(f, [0.0, 1.0, 0.0]));
-    let u = cross(r, f);
-    let tan = (DESIGN_FOV_RAD * 0.5).tan();
-    let sx = (2.0 * (x as f32 + 0.5) / w as f32 - 1.0) * tan * w as f32 / h as f32;
-    let sy = (1.0 - 2.0 * (y as f32 + 0.5) / h as f32) * tan;
-    let d = norm([f[0] + sx * r[0] + sy * u[0], f[1] + sx * r[1] + sy * u[1], f[2] + sx * r[2] + sy * u[2]]);
+    let d = pixel_ray(from, at, (w as u32, h as u32), (x as f32 + 0.5, y as f32 + 0.5));
     let mut t = 0.0;
     while from[1] + d[1] * t > ground_m(src, from[0] + d[0] * t, from[2] + d[2] * t) && t < 1e5 {
         t += 1.0;
