@@ -260,11 +260,10 @@ fn mesh_tile_water(
     out: &mut WaterMesh,
 ) {
     out.clear();
-    let bp = &*src.blueprint;
-    if bp.water.is_none() {
+    if !src.has_water_section() {
         return;
     }
-    let n = bp.map_size as i64;
+    let n = src.layout.map_size as i64;
     let top = src.layout.top_m();
     let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
     // Per cell, when drawn: its corners' surface Y ((i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j))
