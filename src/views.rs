@@ -66,9 +66,7 @@ pub fn save(blueprint: &Path, view: &View) -> Result<(String, PathBuf), SuiteErr
             toml_string(&file)
         )
     };
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
+    // The appended table starts on a line of its own whether or not the file ends in a newline.
     text.push_str(&format!("\n[[view]]\nname = {}\nview = {}\n", toml_string(&name), toml_string(&view.to_string())));
     // Check what would be written before writing it.
     Suite::parse(&path, &text)?;

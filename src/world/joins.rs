@@ -27,11 +27,11 @@ pub struct JoinStats {
     pub residue_m: f32,
 }
 
-/// A contact: road `a`'s point `i` and road `b`'s point `j`.
-type Contact = (u32, u32, u32, u32);
+/// A contact: road `a`'s point `i` and road `b`'s point `j` (`a < b`).
+pub type Contact = (u32, u32, u32, u32);
 
-/// Find the contacts between the roads (bridge spans left out: their decks are drawn apart).
-fn contacts(roads: &[CarvedRoad], mpp: f32) -> Vec<Contact> {
+/// The contacts between the roads, sorted (bridge spans left out: their decks are drawn apart).
+pub fn contacts(roads: &[CarvedRoad], mpp: f32) -> Vec<Contact> {
     let reach_px = |a: &CarvedRoad, b: &CarvedRoad| {
         (road_width_m(a.tier) / 2.0 + road_width_m(b.tier) / 2.0 + shoulder_m(a.tier).max(shoulder_m(b.tier))) / mpp
     };
