@@ -288,11 +288,7 @@ fn jump_to_saved(
     };
     let Some((name, v)) = of.1.get(i) else { return };
     for (mut t, mut state) in &mut cams {
-        *t = crate::app::camera::look(Vec3::from_array(v.from), Vec3::from_array(v.at));
-        let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
-        state.yaw = yaw;
-        state.pitch = pitch;
-        state.velocity = Vec3::ZERO;
+        place_camera(&mut t, &mut state, crate::app::camera::look(Vec3::from_array(v.from), Vec3::from_array(v.at)));
     }
     *sun = v.sun.into();
     info!("camera: saved view {name}");
@@ -309,11 +305,16 @@ fn jump_to_preset(
     };
     let preset = crate::app::camera::CameraPreset::ALL[i];
     for (mut t, mut state) in &mut cams {
-        *t = preset.transform(&world.source);
-        let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
-        state.yaw = yaw;
-        state.pitch = pitch;
-        state.velocity = Vec3::ZERO;
+        place_camera(&mut t, &mut state, preset.transform(&world.source));
     }
     info!("camera: preset {}", preset.name());
+}
+
+/// Put the free camera at `to`, its yaw and pitch taken from it and its motion stopped.
+fn place_camera(t: &mut Transform, state: &mut bevy::camera_controller::free_camera::FreeCameraState, to: Transform) {
+    *t = to;
+    let (yaw, pitch, _) = t.rotation.to_euler(EulerRot::YXZ);
+    state.yaw = yaw;
+    state.pitch = pitch;
+    state.velocity = Vec3::ZERO;
 }
