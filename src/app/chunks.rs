@@ -174,6 +174,19 @@ impl Plugin for ChunkRenderPlugin {
         bevy::asset::embedded_asset!(app, "terrain_lod.wgsl");
         app.add_plugins((MaterialPlugin::<LodMaterial>::default(), super::water::WaterMaterialPlugin))
             .add_systems(Startup, (create_materials, spawn_open_sea, spawn_bridges).chain())
+            // A reload: the new island's materials before its first node is uploaded, and its
+            // sea and bridges when it replaces the old island on screen.
+            .add_systems(
+                Update,
+                create_materials.run_if(on_message::<super::server::WorldReplaced>).in_set(super::IslaSet::Apply),
+            )
+            .add_systems(
+                Update,
+                (despawn_island_props, spawn_open_sea, spawn_bridges)
+                    .chain()
+                    .run_if(on_message::<super::server::WorldShown>)
+                    .in_set(super::IslaSet::Render),
+            )
             .add_systems(
                 Update,
                 upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
@@ -399,6 +412,17 @@ fn spawn_open_sea(
     ));
 }
 
+/// The island's bridge decks (one entity).
+#[derive(Component, Debug, Clone, Copy)]
+pub struct BridgeDecks;
+
+/// The open sea and the bridge decks of the island that was replaced.
+fn despawn_island_props(mut commands: Commands, props: Query<Entity, Or<(With<OpenSea>, With<BridgeDecks>)>>) {
+    for e in &props {
+        commands.entity(e).despawn();
+    }
+}
+
 /// The bridge decks (one mesh for the island), lit like the terrain and casting shadows.
 fn spawn_bridges(
     mut commands: Commands,
@@ -412,6 +436,7 @@ fn spawn_bridges(
     }
     let crate::mesh::TerrainMesh { positions, normals, colors, indices, .. } = deck;
     commands.spawn((
+        BridgeDecks,
         Mesh3d(meshes.add(to_mesh(positions, normals, colors, indices))),
         MeshMaterial3d(mats.seabed.clone()),
         Transform::default(),

@@ -19,6 +19,8 @@ pub struct FlyOptions {
     pub view_distance_m: f32,
     /// The blueprint whose saved views the B key appends to (`BLUEPRINT.views.toml` beside it).
     pub views_file: Option<std::path::PathBuf>,
+    /// Watch this blueprint file and reload the island when it changes.
+    pub watch: Option<std::path::PathBuf>,
 }
 
 /// The view the flight starts from.
@@ -33,31 +35,35 @@ const SCREENSHOT_LEAD_FRAMES: u32 = 10;
 
 pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
     let title = format!("Isla — {}", world.name);
-    App::new()
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window { title, resolution: (1280u32, 720u32).into(), ..default() }),
-            ..default()
-        }))
-        .insert_resource(world)
-        .insert_resource(opts.toggles)
-        .insert_resource(super::settings::SunSettings::from(opts.view.sun))
-        .insert_resource(StartView(opts.view))
-        .insert_resource(super::input::SavedViewsOf::read(opts.views_file.clone()))
-        .insert_resource(super::settings::StreamSettings {
-            lod: opts.view.lod,
-            view_distance_m: opts.view_distance_m,
-            ..default()
-        })
-        .add_plugins((
-            FreeCameraPlugin,
-            IslaScenePlugin,
-            super::input::InputPlugin,
-            super::panel::DebugPanelPlugin,
-            super::map::MapPlugin,
-            super::probe::ProbePlugin,
-            FlightPlugin { exit_after_frames: opts.exit_after_frames, screenshot: opts.screenshot },
-        ))
-        .run()
+    let mut app = App::new();
+    if let Some(path) = opts.watch.clone() {
+        app.insert_resource(super::reload::Watch::new(path));
+    }
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window { title, resolution: (1280u32, 720u32).into(), ..default() }),
+        ..default()
+    }))
+    .insert_resource(world)
+    .insert_resource(opts.toggles)
+    .insert_resource(super::settings::SunSettings::from(opts.view.sun))
+    .insert_resource(StartView(opts.view))
+    .insert_resource(super::input::SavedViewsOf::read(opts.views_file.clone()))
+    .insert_resource(super::settings::StreamSettings {
+        lod: opts.view.lod,
+        view_distance_m: opts.view_distance_m,
+        ..default()
+    })
+    .add_plugins((
+        FreeCameraPlugin,
+        IslaScenePlugin,
+        super::input::InputPlugin,
+        super::panel::DebugPanelPlugin,
+        super::map::MapPlugin,
+        super::probe::ProbePlugin,
+        super::reload::ReloadPlugin,
+        FlightPlugin { exit_after_frames: opts.exit_after_frames, screenshot: opts.screenshot },
+    ))
+    .run()
 }
 
 /// The windowed flight: the free camera, the loading indicator in the title, the software

@@ -16,6 +16,7 @@ pub mod input;
 pub mod map;
 pub mod panel;
 pub mod probe;
+pub mod reload;
 pub mod scene;
 pub mod server;
 pub mod settings;

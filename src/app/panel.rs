@@ -52,6 +52,7 @@ fn panel_ui(
     saved: Option<Res<super::input::SavedViewsOf>>,
     sun: Res<super::settings::SunSettings>,
     probe: Option<Res<super::probe::ProbeState>>,
+    reload: Option<Res<super::reload::ReloadStatus>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
@@ -66,6 +67,9 @@ fn panel_ui(
         }
         ui.separator();
         ui.heading("Stats");
+        if let Some(event) = reload.as_ref().and_then(|r| r.last.as_ref()) {
+            reload_ui(ui, event);
+        }
         let frame_ms =
             diagnostics.get(&FrameTimeDiagnosticsPlugin::FRAME_TIME).and_then(|d| d.smoothed()).unwrap_or(0.0);
         ui.label(format!("frame time {frame_ms:.1} ms"));
@@ -85,6 +89,16 @@ fn panel_ui(
     });
     actions.write_batch(changes(&toggles, &t));
     Ok(())
+}
+
+/// The last reload of the watched blueprint: what was loaded, or why the file was refused.
+fn reload_ui(ui: &mut egui::Ui, event: &super::reload::ReloadEvent) {
+    use super::reload::ReloadEvent;
+    let line = event.line();
+    match event {
+        ReloadEvent::Reloaded(_) => ui.label(line),
+        ReloadEvent::Refused(_) => ui.colored_label(egui::Color32::from_rgb(255, 110, 90), line),
+    };
 }
 
 /// The actions that turn the toggles `from` into `to` (a panel edits a copy, then asks).

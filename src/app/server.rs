@@ -59,6 +59,20 @@ pub struct StaleNodes(pub HashMap<NodeId, Entity>);
 #[derive(Resource, Clone)]
 pub struct Lod(pub Arc<LodTree>);
 
+/// The previous island's nodes after a reload ([`replace_world`]): they stay on screen, and the
+/// new island's nodes stay hidden, until the new island's first view is built; then they go in
+/// one frame ([`retire_old_world`]), so the screen never shows half of each.
+#[derive(Resource, Debug, Default)]
+pub struct Retiring(pub Vec<Entity>);
+
+/// A new island was swapped in (its resources are in place; its nodes are not built yet).
+#[derive(Message, Debug, Clone, Copy)]
+pub struct WorldReplaced;
+
+/// The new island's first view replaced the old island on screen.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct WorldShown;
+
 pub use super::settings::{DEFAULT_VIEW_DISTANCE_M, MeshStyle, StreamSettings, Viewer};
 
 /// Live numbers for logs and the stats panel.
@@ -172,6 +186,9 @@ impl Plugin for WorldServerPlugin {
             .init_resource::<Loading>()
             .init_resource::<Builder>()
             .init_resource::<Selection>()
+            .init_resource::<Retiring>()
+            .add_message::<WorldReplaced>()
+            .add_message::<WorldShown>()
             .add_systems(PreStartup, build_tree)
             .configure_sets(
                 Update,
@@ -183,14 +200,19 @@ impl Plugin for WorldServerPlugin {
             )
             .add_systems(Update, collect_builds.in_set(ServerSet::Collect))
             .add_systems(Update, (select_nodes, schedule_builds).chain().in_set(ServerSet::Select))
-            .add_systems(Update, (swap_nodes, report_loading).chain().in_set(ServerSet::Swap));
+            .add_systems(Update, (swap_nodes, report_loading, retire_old_world).chain().in_set(ServerSet::Swap));
     }
 }
 
 fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
-    let roads = &world.source.roads;
+    commands.insert_resource(Lod(Arc::new(new_tree(&world.source))));
+}
+
+/// The world's level-of-detail tree, with one log line for the roads and one for the tree.
+pub fn new_tree(src: &crate::world::WorldSource) -> LodTree {
+    let roads = &src.roads;
     if !roads.is_empty() {
-        let km = world.source.road_km();
+        let km = src.road_km();
         let bridges: usize = roads
             .roads
             .iter()
@@ -209,7 +231,7 @@ fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
         );
     }
     let t = Instant::now();
-    let tree = LodTree::new(&world.source);
+    let tree = LodTree::new(src);
     let ranges: Vec<String> = (0..tree.top_level).map(|l| format!("{:.0}", tree.ranges.range_m(l))).collect();
     info!(
         "world: level-of-detail tree of {} levels over {} × {} chunks in {:.0} ms; full detail within {:.0} m; level k+1 splits within [{}] m",
@@ -220,7 +242,59 @@ fn build_tree(mut commands: Commands, world: Res<IslandWorld>) {
         tree.ranges.range_m(0),
         ranges.join(", ")
     );
-    commands.insert_resource(Lod(Arc::new(tree)));
+    tree
+}
+
+/// Swap a new island in (a reload): the world and its tree replace the old ones, the old
+/// island's nodes retire (still drawn until the new first view is built), builds in flight for
+/// the old island are dropped on return, and the first view's loading starts again. The camera
+/// and the settings stay as they are.
+pub fn replace_world(world: &mut World, new: IslandWorld, tree: LodTree) {
+    let mut nodes: Vec<Entity> = world.resource_mut::<NodeIndex>().0.drain().map(|(_, e)| e).collect();
+    nodes.extend(world.resource_mut::<StaleNodes>().0.drain().map(|(_, e)| e));
+    nodes.sort();
+    if world.resource::<Retiring>().0.is_empty() {
+        world.resource_mut::<Retiring>().0 = nodes;
+    } else {
+        // A reload during a reload: the island on screen keeps retiring; the one in between,
+        // never shown, goes now.
+        for e in nodes {
+            world.despawn(e);
+        }
+    }
+    world.insert_resource(new);
+    world.insert_resource(Lod(Arc::new(tree)));
+    // A fresh queue: the old jobs send into the old channel, which is dropped here.
+    world.insert_resource(Builder::default());
+    world.insert_resource(Selection::default());
+    world.insert_resource(Loading::default());
+    world.insert_resource(WorldStats::default());
+    world.write_message(WorldReplaced);
+}
+
+/// Once the new island's first view is built, the old island's nodes go and the new ones show,
+/// in the same frame.
+fn retire_old_world(
+    mut commands: Commands,
+    mut retiring: ResMut<Retiring>,
+    loading: Res<Loading>,
+    selection: Res<Selection>,
+    index: Res<NodeIndex>,
+    mut vis: Query<&mut Visibility, With<LodNode>>,
+    mut shown: MessageWriter<WorldShown>,
+) {
+    if retiring.0.is_empty() || !loading.finished {
+        return;
+    }
+    for e in retiring.0.drain(..) {
+        commands.entity(e).despawn();
+    }
+    for id in &selection.displayed {
+        if let Some(mut v) = index.0.get(id).and_then(|&e| vis.get_mut(e).ok()) {
+            *v = Visibility::Inherited;
+        }
+    }
+    shown.write(WorldShown);
 }
 
 fn viewer_position(viewers: &Query<&GlobalTransform, With<Viewer>>) -> Option<[f32; 3]> {
@@ -353,6 +427,7 @@ fn swap_nodes(
     mut nodes: Query<(Entity, &LodNode, &mut Visibility, Option<&Chunk>)>,
     viewers: Query<&GlobalTransform, With<Viewer>>,
     mut stats: ResMut<WorldStats>,
+    retiring: Res<Retiring>,
 ) {
     let resident = |id: NodeId| index.0.contains_key(&id);
     let kept = |id: NodeId| index.0.contains_key(&id) || stale.0.contains_key(&id);
@@ -400,7 +475,8 @@ fn swap_nodes(
         }
         resident_n += 1;
         let on = shown_set.contains(&node.id);
-        let want = if on { Visibility::Inherited } else { Visibility::Hidden };
+        // While an old island retires, the new one is built and swapped out of sight.
+        let want = if on && retiring.0.is_empty() { Visibility::Inherited } else { Visibility::Hidden };
         if *vis != want {
             *vis = want;
         }

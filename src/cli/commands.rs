@@ -42,6 +42,7 @@ pub fn fly(a: FlyArgs) -> Outcome {
         toggles,
         view_distance_m: a.scene.stream.view_distance,
         views_file: Some(path.clone()),
+        watch: Some(path.clone()),
     };
     let exit = isla::app::fly::run(world, opts);
     Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })
