@@ -21,6 +21,8 @@ pub struct FlyOptions {
     pub views_file: Option<std::path::PathBuf>,
     /// Watch this blueprint file and reload the island when it changes.
     pub watch: Option<std::path::PathBuf>,
+    /// Probe and ruler clicks to make once the first view is built.
+    pub clicks: super::probe::StartClicks,
 }
 
 /// The view the flight starts from.
@@ -29,6 +31,13 @@ struct StartView(crate::view::View);
 
 #[derive(Resource)]
 struct ExitAfter(Option<u32>, Option<std::path::PathBuf>);
+
+/// Whether the window screenshot asked for has been written (the exit waits for it).
+#[derive(Resource, Default)]
+struct ScreenshotSaved(bool);
+
+/// Frames the exit waits beyond `--frames` for the screenshot to be written, at most.
+const SCREENSHOT_WAIT_FRAMES: u32 = 600;
 
 /// Frames between the window screenshot and the exit, so the capture lands before the app ends.
 const SCREENSHOT_LEAD_FRAMES: u32 = 10;
@@ -47,6 +56,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
     .insert_resource(opts.toggles)
     .insert_resource(super::settings::SunSettings::from(opts.view.sun))
     .insert_resource(StartView(opts.view))
+    .insert_resource(opts.clicks.clone())
     .insert_resource(super::input::SavedViewsOf::read(opts.views_file.clone()))
     .insert_resource(super::settings::StreamSettings {
         lod: opts.view.lod,
@@ -76,6 +86,7 @@ pub struct FlightPlugin {
 impl Plugin for FlightPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(ExitAfter(self.exit_after_frames, self.screenshot.clone()))
+            .init_resource::<ScreenshotSaved>()
             .add_systems(Startup, spawn_camera)
             .add_systems(
                 Update,
@@ -116,19 +127,36 @@ fn show_loading(
     }
 }
 
-fn exit_after(mut commands: Commands, mut frames: Local<u32>, limit: Res<ExitAfter>, mut exit: MessageWriter<AppExit>) {
+fn exit_after(
+    mut commands: Commands,
+    mut frames: Local<u32>,
+    limit: Res<ExitAfter>,
+    saved: Res<ScreenshotSaved>,
+    mut exit: MessageWriter<AppExit>,
+) {
     *frames += 1;
     if let (Some(n), Some(path)) = (limit.0, &limit.1)
         && *frames + SCREENSHOT_LEAD_FRAMES == n.max(SCREENSHOT_LEAD_FRAMES + 1)
     {
-        use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+        use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
         info!("fly: saving a screenshot of the window to {}", path.display());
-        commands.spawn(Screenshot::primary_window()).observe(save_to_disk(path.clone()));
+        let mut save = save_to_disk(path.clone());
+        commands.spawn(Screenshot::primary_window()).observe(
+            move |captured: On<ScreenshotCaptured>, mut saved: ResMut<ScreenshotSaved>| {
+                save(captured);
+                saved.0 = true;
+            },
+        );
     }
-    if let Some(n) = limit.0
-        && *frames >= n
-    {
-        info!("fly: exiting after {n} frames as asked");
+    let Some(n) = limit.0 else { return };
+    // The capture is read back and written a few frames after it is asked for; with fast frames
+    // that can be after the tenth, so the exit waits for it (bounded).
+    let waiting = limit.1.is_some() && !saved.0;
+    if *frames >= n && (!waiting || *frames >= n + SCREENSHOT_WAIT_FRAMES) {
+        if waiting {
+            warn!("fly: the screenshot was not written within {SCREENSHOT_WAIT_FRAMES} frames of the limit");
+        }
+        info!("fly: exiting after {} frames as asked", n);
         exit.write(AppExit::Success);
     }
 }

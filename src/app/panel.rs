@@ -196,27 +196,54 @@ fn probe_ui(ui: &mut egui::Ui, probe: Option<&super::probe::ProbeState>, world: 
         ui.label("ruler: one end placed; R + click for the other");
     }
     if let Some((_, json)) = &probe.pinned {
-        let field = |k: &str| json.get(k).map_or("-".to_string(), |v| v.to_string());
-        ui.label(format!(
-            "pinned: pixel {}  chunk {}  level {}  biome {}  surface {} m",
-            field("pixel"),
-            field("chunk"),
-            field("level"),
-            field("biome"),
-            field("surface_y_m")
-        ));
-        ui.label(format!(
-            "water: body {} ({}), surface {} m, true depth {} m, seam {}  road {}  nearest town {}",
-            field("water_body"),
-            field("water_type"),
-            field("water_surface_y_m"),
-            field("true_depth_m"),
-            field("seam"),
-            field("road"),
-            field("nearest_town")
-        ));
+        for line in pinned_lines(json) {
+            ui.label(line);
+        }
     }
     ui.separator();
+}
+
+/// The pinned probe's fields, a few to a line, numbers rounded, absent ones left out.
+pub fn pinned_lines(json: &serde_json::Value) -> Vec<String> {
+    let f = |k: &str| json.get(k).filter(|v| !v.is_null());
+    let num = |k: &str| f(k).and_then(|v| v.as_f64());
+    let text = |k: &str| f(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    if json.get("hit").and_then(|h| h.as_bool()) != Some(true) {
+        return vec!["pinned: sky (no column)".into()];
+    }
+    let xyz = f("world").and_then(|w| w.as_array()).map_or(String::new(), |w| {
+        let c: Vec<String> = w.iter().map(|c| format!("{:.0}", c.as_f64().unwrap_or(f64::NAN))).collect();
+        c.join(", ")
+    });
+    let mut lines = vec![
+        format!(
+            "pinned: {xyz} m, pixel {}, chunk {}, level {}",
+            text("pixel").unwrap_or_default(),
+            text("chunk").unwrap_or_default(),
+            text("level").unwrap_or_default()
+        ),
+        format!(
+            "ground {:.1} m, {}{}",
+            num("surface_y_m").unwrap_or(f64::NAN),
+            text("biome").unwrap_or_default(),
+            text("road").map_or(String::new(), |r| format!(", road: {r}"))
+        ),
+    ];
+    if let Some(id) = text("water_body") {
+        lines.push(format!(
+            "water: body {id} ({}), level {:.1} m, surface {:.1} m, {:.1} m deep{}{}",
+            text("water_type").unwrap_or_default(),
+            num("water_level_m").unwrap_or(f64::NAN),
+            num("water_surface_y_m").unwrap_or(f64::NAN),
+            num("true_depth_m").unwrap_or(f64::NAN),
+            if f("seam").and_then(|s| s.as_bool()) == Some(true) { ", seam" } else { "" },
+            f("river").map_or(String::new(), |r| format!(", river {} (order {})", r["id"], r["order"]))
+        ));
+    }
+    if let Some(t) = f("nearest_town") {
+        lines.push(format!("nearest town: {} at {:.0} m", t["index"], t["distance_m"].as_f64().unwrap_or(f64::NAN)));
+    }
+    lines
 }
 
 /// The sun in hand: elevation and azimuth sliders with their angles, and a time of day that moves

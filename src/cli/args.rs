@@ -131,6 +131,14 @@ pub struct FlyArgs {
     /// Start with the map window open.
     #[arg(long)]
     pub map: bool,
+    /// Once the first view is built, pin the probe at window pixel `PX,PY` (from the top left of
+    /// the 1280 × 720 window), as a click there does: marker, panel, `probe: {json}` on stdout.
+    #[arg(long, value_parser = xy, value_name = "PX,PY")]
+    pub probe: Option<(u32, u32)>,
+    /// Once the first view is built, lay the ruler between two window pixels, as R + two clicks
+    /// do: `PX,PY` twice.
+    #[arg(long, value_parser = xy, value_name = "PX,PY", num_args = 2)]
+    pub ruler: Option<Vec<(u32, u32)>>,
     #[command(flatten)]
     pub scene: SceneArgs,
 }
@@ -150,7 +158,16 @@ pub struct SceneArgs {
 impl Default for FlyArgs {
     /// `isla` with no arguments: fly over the default island with the defaults of the flags.
     fn default() -> Self {
-        Self { blueprint: None, frames: None, screenshot: None, panel: false, map: false, scene: SceneArgs::default() }
+        Self {
+            blueprint: None,
+            frames: None,
+            screenshot: None,
+            panel: false,
+            map: false,
+            probe: None,
+            ruler: None,
+            scene: SceneArgs::default(),
+        }
     }
 }
 

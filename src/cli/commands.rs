@@ -43,6 +43,10 @@ pub fn fly(a: FlyArgs) -> Outcome {
         view_distance_m: a.scene.stream.view_distance,
         views_file: Some(path.clone()),
         watch: Some(path.clone()),
+        clicks: isla::app::probe::StartClicks {
+            probe: a.probe.map(|(x, y)| [x as f32, y as f32]),
+            ruler: a.ruler.unwrap_or_default().iter().map(|&(x, y)| [x as f32, y as f32]).collect(),
+        },
     };
     let exit = isla::app::fly::run(world, opts);
     Ok(if exit.is_success() { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -128,7 +128,8 @@ pub fn level_at(tree: Option<&super::lod::LodTree>, hit: &ProbeHit, eye: [f32; 3
 
 /// What a probe found, as `probe: {json}` prints it (SPEC §9 `shot --probe`): the column's
 /// `isla chunk --json` keys plus `hit`, `world`, `pixel`, `chunk`, `level` (the level of detail
-/// drawn there, [`level_at`]), `biome`, `water_body`, `water_type` and `nearest_town`. A miss is
+/// drawn there, [`level_at`]), `biome`, `water_body`, `water_type`, `water_level_m` (the body's
+/// level), `river` (`{id, order}` where the water is a river) and `nearest_town`. A miss is
 /// `{"hit": false}`.
 pub fn probe_json(src: &WorldSource, hit: Option<ProbeHit>, level: u8) -> serde_json::Value {
     let Some(hit) = hit else { return serde_json::json!({"hit": false}) };
@@ -138,6 +139,12 @@ pub fn probe_json(src: &WorldSource, hit: Option<ProbeHit>, level: u8) -> serde_
     let mut v = column_json(&chunk, (x - chunk.origin_px.0) as usize, (y - chunk.origin_px.1) as usize);
     let bp = &src.blueprint;
     let body = bp.water.as_ref().map(|w| w.body_ids[(x * bp.map_size as i64 + y) as usize]).filter(|&id| id != 0);
+    // The river whose channel this is: its index in `RIVR` and its order (1 main, 2 tributary).
+    let river = body.and_then(|id| {
+        let rivers = &bp.rivers.as_ref()?.rivers;
+        let i = rivers.iter().position(|r| r.body_id == id)?;
+        Some(serde_json::json!({"id": i, "order": rivers[i].order}))
+    });
     let town = bp
         .towns
         .as_deref()
@@ -155,6 +162,8 @@ pub fn probe_json(src: &WorldSource, hit: Option<ProbeHit>, level: u8) -> serde_
         "biome": format!("{:?}", bp.biome(x as u32, y as u32)).to_lowercase(),
         "water_body": body,
         "water_type": body.and_then(|id| bp.water.as_ref()?.body(id)).map(|b| format!("{:?}", b.kind).to_lowercase()),
+        "water_level_m": body.and_then(|id| bp.water.as_ref()?.body(id)).map(|b| b.surface_level_raw * bp.params.metres_per_raw),
+        "river": river,
         "nearest_town": town.map(|(i, d)| serde_json::json!({"index": i, "distance_m": d})),
     });
     if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {

@@ -99,3 +99,36 @@ fn the_ruler_measures_distance_rise_and_slope() {
     assert!((down.slope_percent + 24.0).abs() < 1e-3, "downhill is negative");
     assert_eq!(Ruler::between([1.0, 2.0, 3.0], [1.0, 9.0, 3.0]).slope_percent, 0.0);
 }
+
+/// A probe on a river names it (its index in `RIVR` and its order) and its body's level; one on
+/// dry land names no river.
+#[test]
+fn a_probe_on_a_river_names_the_river_and_its_level() {
+    use isla::world::probe::{ProbeHit, probe_json};
+    let src = default_world();
+    let bp = &src.blueprint;
+    let rivers = &bp.rivers.as_ref().expect("the default island has rivers").rivers;
+    let water = bp.water.as_ref().unwrap();
+    let mut named = 0;
+    for (i, r) in rivers.iter().enumerate() {
+        // A course point inside the river's own body (not where it has reached its mouth).
+        let Some(p) = r.course.iter().find(|p| {
+            let (x, y) = (p.x as usize, p.y as usize);
+            water.body_ids[x * bp.map_size as usize + y] == r.body_id
+        }) else {
+            continue;
+        };
+        let pixel = [p.x as i64, p.y as i64];
+        let json = probe_json(src, Some(ProbeHit { world: [0.0; 3], pixel }), 0);
+        assert_eq!(json["river"]["id"], i, "river {i} at {pixel:?}: {json}");
+        assert_eq!(json["river"]["order"], r.order, "{json}");
+        let level = water.body(r.body_id).unwrap().surface_level_raw * bp.params.metres_per_raw;
+        assert_eq!(json["water_level_m"].as_f64().unwrap() as f32, level, "{json}");
+        named += 1;
+    }
+    assert!(named >= rivers.len() / 2, "only {named} of {} rivers probed", rivers.len());
+    let dry = probe_json(src, Some(ProbeHit { world: [0.0; 3], pixel: [512, 512] }), 0);
+    if dry["water_body"].is_null() {
+        assert!(dry["river"].is_null(), "{dry}");
+    }
+}
