@@ -64,6 +64,14 @@ pub(crate) fn sample(n: u32) -> Blueprint {
         }),
         rivers: Some(sample_rivers()),
         roads: Some(sample_roads()),
+        dials: Some(DialRecord {
+            dials: vec![
+                ("seed".into(), DialValue::Int(-3)),
+                ("shape.axis_x".into(), DialValue::Float(0.55)),
+                ("erosion.enabled".into(), DialValue::Bool(true)),
+                ("roads.turn_m".into(), DialValue::Float(7.5)),
+            ],
+        }),
         ..island
     }
 }
@@ -151,8 +159,8 @@ fn round_trip_preserves_every_section() {
     assert_eq!(to_bytes(&back).unwrap(), bytes, "write(read(file)) is byte-identical");
 }
 
-/// The fuzz corpus keeps a valid seed with every section the reader knows, `RIVR` and `ROAD`
-/// included (docs/RELIABILITY.md): it is this sample, written. `ISLA_BLESS=1` rewrites it.
+/// The fuzz corpus keeps a valid seed with every section the reader knows, `RIVR`, `ROAD` and
+/// `DIAL` included (docs/RELIABILITY.md): it is this sample, written. `ISLA_BLESS=1` rewrites it.
 #[test]
 fn the_fuzz_seed_with_every_section_is_the_sample() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/valid-every-section.dat");
@@ -163,7 +171,7 @@ fn the_fuzz_seed_with_every_section_is_the_sample() {
     let on_disk = std::fs::read(&path).expect("fuzz/seeds/valid-every-section.dat (ISLA_BLESS=1 writes it)");
     assert_eq!(on_disk, bytes, "the seed is stale: ISLA_BLESS=1 cargo test --test format rewrites it");
     let tags: Vec<String> = list_sections(&on_disk).unwrap().iter().map(|s| s.tag.to_string()).collect();
-    for t in ["RIVR", "ROAD", "TOWN", "WSRF"] {
+    for t in ["RIVR", "ROAD", "TOWN", "WSRF", "DIAL"] {
         assert!(tags.iter().any(|x| x == t), "{t} missing from the seed: {tags:?}");
     }
     assert!(on_disk.len() <= 20_000, "the reader target reads at most 20,000 bytes");
