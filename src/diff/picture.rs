@@ -14,7 +14,7 @@ pub const LINE_B: [u8; 3] = [30, 230, 90];
 
 /// The changes drawn over B's map (two maps of one size): the map dimmed to grey (land) and dark
 /// blue (water); ground raised and lowered in two colours, stronger with the change (full at
-/// 40 m); water gained and lost; the rivers and roads that changed outlined, A's course under
+/// 40 m; the seabed, wet on both sides, is left uncoloured); water gained and lost; the rivers and roads that changed outlined, A's course under
 /// B's. One image pixel covers `ceil(N / 1024)` blueprint pixels a side (the largest change in
 /// the block), so the picture is at most 1024² whatever the map.
 pub fn picture(c: &Compared) -> Option<image::RgbImage> {
@@ -54,10 +54,13 @@ fn changed_ground(a: &Blueprint, b: &Blueprint, s: usize, side: usize) -> Vec<Ve
                     for x in px * s..((px + 1) * s).min(n) {
                         for y in py * s..((py + 1) * s).min(n) {
                             let i = x * n + y;
-                            let d = b.heights_raw[i] * mpr_b - a.heights_raw[i] * mpr_a;
-                            rise = rise.max(d);
-                            fall = fall.max(-d);
                             let (wa, wb) = (wet(a, i), wet(b, i));
+                            // Ground only: the seabed under water on both sides is not coloured.
+                            if !(wa && wb) {
+                                let d = b.heights_raw[i] * mpr_b - a.heights_raw[i] * mpr_a;
+                                rise = rise.max(d);
+                                fall = fall.max(-d);
+                            }
                             gained |= !wa && wb;
                             lost |= wa && !wb;
                             h_sum += (b.heights_raw[i] - sea_b) * mpr_b;

@@ -730,3 +730,30 @@ fn refuses_every_grid_of_the_wrong_length() {
         }
     }
 }
+
+/// `DIAL` (SPEC §1.5): a count whose dials the bytes cannot hold, however the earlier dials used
+/// them up, is refused as a short payload, never read past the end.
+#[test]
+fn a_dial_record_cut_short_is_refused_not_overrun() {
+    let bp = sample(N);
+    let bytes = to_bytes(&bp).unwrap();
+    // Five dials promised, four present: the fifth starts at the payload's end.
+    let at = section_at(&bytes, b"DIAL") + 12 + 2;
+    let mut b = bytes.clone();
+    b[at..at + 4].copy_from_slice(&5i32.to_le_bytes());
+    let e = read_bytes(&b).unwrap_err();
+    assert_eq!(e.section_name(), "DIAL");
+    assert!(matches!(e.kind, ErrorKind::PayloadTooShort { .. }), "{e}");
+    // An unknown type, and the first dial (`seed`, an i64 of -3) read as a bool of 253: each
+    // refused naming the dial; a key given twice is refused by the writer.
+    let first = at + 4;
+    for (off, value, wants) in [(1 + 4, 9u8, "dial 0: 'seed' has type 9"), (1 + 4, 0, "must be 0 or 1")] {
+        let mut b = bytes.clone();
+        b[first + off] = value;
+        let e = read_bytes(&b).unwrap_err();
+        assert!(e.to_string().contains(wants), "{e}");
+    }
+    let mut dup = bp.clone();
+    dup.dials.as_mut().unwrap().dials.push(("seed".into(), DialValue::Int(1)));
+    assert!(to_bytes(&dup).unwrap_err().to_string().contains("'seed' appears twice"));
+}

@@ -250,6 +250,9 @@ pub(super) fn parse_dials(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Resul
     let mut dials: Vec<(String, DialValue)> = Vec::with_capacity(count as usize);
     for index in 0..count as usize {
         let bad = |problem: String, off: usize| s.err_at(ErrorKind::InvalidDial { index, problem }, off);
+        if at >= p.len() {
+            return Err(short(at as u64 + 4));
+        }
         let key_len = p[at] as usize;
         if p.len() - at < 1 + key_len + 1 {
             return Err(short((at + 1 + key_len + 1) as u64));
