@@ -314,8 +314,10 @@ fn assemble(dials: &ForgeDials, terrain: Terrain, features: Features, summary: F
     Forged { blueprint, classify_raw: classify, crater, curve, summary }
 }
 
-/// Refuse dials the generator cannot use (`BadDials`, not an internal failure), before any stage runs.
+/// Refuse dials the generator cannot use (`BadDials`, not an internal failure), before any stage
+/// runs: each dial in its range (`dials::DIALS`), the knots rising, then the shape's own rules.
 fn check_dials(dials: &ForgeDials) -> Result<(), ForgeError> {
+    dials::check(dials).map_err(|e| ForgeError::BadDials(e.0))?;
     ensure_dial!(
         (crate::blueprint::MIN_MAP_SIZE..=crate::blueprint::MAX_MAP_SIZE).contains(&dials.size),
         "map size {} is outside 32..=16384",

@@ -181,3 +181,20 @@ proptest::proptest! {
         proptest::prop_assert_eq!(dial.get(&back), Some(DialValue::Float(v)));
     }
 }
+
+/// Dials built in code are held to the same table: the forge refuses one out of its range, or
+/// knots that do not rise, as bad dials before any stage runs.
+#[test]
+fn the_forge_refuses_dials_out_of_range_built_in_code() {
+    let mut d = ForgeDials::new(7, 64);
+    d.towns.max_towns = 500;
+    let e = isla::forge::forge(&d, |_| {}).unwrap_err();
+    assert!(
+        matches!(e, isla::forge::ForgeError::BadDials(_)) && e.to_string().contains("towns.max_towns = 500"),
+        "{e}"
+    );
+    let mut d = ForgeDials::new(7, 64);
+    d.curve.knots.swap(1, 2);
+    let e = isla::forge::forge(&d, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("curve.knot_bench_end"), "{e}");
+}

@@ -271,6 +271,16 @@ fn check_together(source: &str, values: &Values) -> Result<(), DialsError> {
     Ok(())
 }
 
+/// Every dial of `d` against its range, and the checks between dials: what a dials file would
+/// refuse, for dials built in code (the forge runs this before any stage).
+pub fn check(d: &ForgeDials) -> Result<(), DialsError> {
+    let mut values = Values::new();
+    for (dial, v) in DIALS.iter().filter_map(|x| x.get(d).map(|v| (x, v))) {
+        set_value(&mut values, "dials", dial.key, v)?;
+    }
+    check_together("dials", &values)
+}
+
 /// The forge's dials from checked `values` (absent keys take their defaults).
 pub fn build(values: &Values) -> ForgeDials {
     let int = |key: &str| match value_or_default(values, key) {
