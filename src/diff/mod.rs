@@ -278,7 +278,9 @@ pub fn diff_models(a: &Blueprint, b: &Blueprint, sections: Vec<SectionDiff>) -> 
 fn heights(a: &Blueprint, b: &Blueprint) -> HeightsDiff {
     let n = a.n();
     let (mpr_a, mpr_b) = (a.params.metres_per_raw, b.params.metres_per_raw);
-    let rows: Vec<(u64, (f32, usize), (f32, usize))> = a
+    // Per row: changed pixels, then the largest rise and fall (metres) with their pixel index.
+    type Row = (u64, (f32, usize), (f32, usize));
+    let rows: Vec<Row> = a
         .heights_raw
         .par_chunks(n)
         .zip(b.heights_raw.par_chunks(n))
