@@ -9,6 +9,7 @@ pub mod app;
 pub mod blueprint;
 pub mod cliffs;
 pub mod compare;
+pub mod diff;
 pub mod forge;
 pub mod io;
 pub mod mesh;

@@ -9,7 +9,7 @@
 //! - `framing`: framing refusals that name it (past the end, twice).
 //!
 //! "Parser ran" is read off the outcome: the reader parses the known sections in one fixed order
-//! (PRMS HGTS BIOM TOWN WBID WBTB WSRF TCRV TDTL EROS RIVR ROAD, `reader::parse`) and stops at the
+//! (PRMS HGTS BIOM TOWN WBID WBTB WSRF TCRV TDTL EROS RIVR ROAD DIAL, `reader::parse`) and stops at the
 //! first refusal, so a refusal by section X after framing means each section present before X in
 //! that order was parsed and accepted; an accepted file had every section it frames parsed.
 //! Not a fuzz target: it runs without cargo-fuzz and its sanitizers.
@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 #[global_allocator]
 static ALLOC: counting::Counting = counting::Counting;
 
-const ORDER: [&str; 12] =
-    ["PRMS", "HGTS", "BIOM", "TOWN", "WBID", "WBTB", "WSRF", "TCRV", "TDTL", "EROS", "RIVR", "ROAD"];
+const ORDER: [&str; 13] =
+    ["PRMS", "HGTS", "BIOM", "TOWN", "WBID", "WBTB", "WSRF", "TCRV", "TDTL", "EROS", "RIVR", "ROAD", "DIAL"];
 
 #[derive(Default, Clone)]
 struct Counts {

@@ -105,8 +105,9 @@ fn spans(bytes: &[u8]) -> Vec<(String, Span)> {
 }
 
 /// The tags the reader knows, in the order of SPEC §1.3.
-const KNOWN: [&[u8; 4]; 12] =
-    [b"PRMS", b"HGTS", b"BIOM", b"TOWN", b"WBID", b"WBTB", b"WSRF", b"TCRV", b"TDTL", b"EROS", b"RIVR", b"ROAD"];
+const KNOWN: [&[u8; 4]; 13] = [
+    b"PRMS", b"HGTS", b"BIOM", b"TOWN", b"WBID", b"WBTB", b"WSRF", b"TCRV", b"TDTL", b"EROS", b"RIVR", b"ROAD", b"DIAL",
+];
 
 /// Build a file from the fuzzer's bytes:
 /// - byte 0: the base; bytes 1–3: the layout (as written, a section moved to the end, moved to
@@ -246,7 +247,7 @@ fn patch_header(file: &mut [u8], sp: &[(String, Span)], p: &[u8]) {
 
 /// The most heap `read_file` may hold at once for this file (docs/RELIABILITY.md):
 /// - at or above the positioned-read threshold: 1.1 × the file + 64 KiB, plus 5 × the record
-///   tables (`TOWN`, `WBTB`, `RIVR`, `ROAD`) as framed: a table's payload is held while it is
+///   tables (`TOWN`, `WBTB`, `RIVR`, `ROAD`, `DIAL`) as framed: a table's payload is held while it is
 ///   decoded, into records that in memory may be up to 4.3 × their bytes (an empty road: 56 bytes
 ///   for its 13);
 /// - below it (the file is read whole, then decoded): 2 × the file + 1 MiB.
@@ -258,7 +259,7 @@ pub fn read_file_bound(file: &[u8]) -> usize {
     let tables: u64 = list_sections(file)
         .map(|s| {
             s.iter()
-                .filter(|s| ["TOWN", "WBTB", "RIVR", "ROAD"].contains(&s.tag.as_str()))
+                .filter(|s| ["TOWN", "WBTB", "RIVR", "ROAD", "DIAL"].contains(&s.tag.as_str()))
                 .map(|s| s.payload_bytes)
                 .sum()
         })

@@ -7,34 +7,119 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ErrorKind {
     Empty,
-    TruncatedHeader { len: usize },
-    UnsupportedVersion { found: u8 },
-    MapSizeOutOfRange { size: u32 },
-    TruncatedSectionHeader { remaining: usize },
-    SectionPastEnd { length: u64, remaining: u64 },
+    TruncatedHeader {
+        len: usize,
+    },
+    UnsupportedVersion {
+        found: u8,
+    },
+    MapSizeOutOfRange {
+        size: u32,
+    },
+    TruncatedSectionHeader {
+        remaining: usize,
+    },
+    SectionPastEnd {
+        length: u64,
+        remaining: u64,
+    },
     DuplicateSection,
     MissingSection,
-    WrongLength { expected: u64, found: u64 },
-    PayloadTooShort { needed: u64, found: u64 },
-    NonFiniteHeight { x: u32, y: u32, value: f32 },
-    BiomeOutOfRange { x: u32, y: u32, ordinal: u8 },
-    TownTierOutOfRange { index: usize, tier: u8 },
-    RiverOrderOutOfRange { index: usize, order: u8 },
-    RiverValueOutOfRange { what: &'static str, index: usize, value: f32, max: f32 },
-    RoadTierOutOfRange { index: usize, tier: u8 },
-    RoadPointOffMap { index: usize, point: usize, x: f32, y: f32 },
-    RoadTownOutOfRange { index: usize, town: u16, towns: usize },
-    BridgeOutOfRange { index: usize, first: i32, last: i32, points: i32 },
-    WaterTypeOutOfRange { index: usize, value: u8 },
-    SalinityOutOfRange { index: usize, value: u8 },
-    NegativeCount { count: i32 },
-    NonFiniteValue { what: &'static str, index: usize, value: f32 },
-    DuplicateBodyId { index: usize, id: u16 },
-    InconsistentCount { count: i32, payload: u64 },
-    RequiresSection { needs: &'static str },
-    UnsupportedPrmsVersion { found: u16 },
-    InvalidParameter { name: &'static str, value: f32 },
-    ModelMismatch { what: String },
+    WrongLength {
+        expected: u64,
+        found: u64,
+    },
+    PayloadTooShort {
+        needed: u64,
+        found: u64,
+    },
+    NonFiniteHeight {
+        x: u32,
+        y: u32,
+        value: f32,
+    },
+    BiomeOutOfRange {
+        x: u32,
+        y: u32,
+        ordinal: u8,
+    },
+    TownTierOutOfRange {
+        index: usize,
+        tier: u8,
+    },
+    RiverOrderOutOfRange {
+        index: usize,
+        order: u8,
+    },
+    RiverValueOutOfRange {
+        what: &'static str,
+        index: usize,
+        value: f32,
+        max: f32,
+    },
+    RoadTierOutOfRange {
+        index: usize,
+        tier: u8,
+    },
+    RoadPointOffMap {
+        index: usize,
+        point: usize,
+        x: f32,
+        y: f32,
+    },
+    RoadTownOutOfRange {
+        index: usize,
+        town: u16,
+        towns: usize,
+    },
+    BridgeOutOfRange {
+        index: usize,
+        first: i32,
+        last: i32,
+        points: i32,
+    },
+    WaterTypeOutOfRange {
+        index: usize,
+        value: u8,
+    },
+    SalinityOutOfRange {
+        index: usize,
+        value: u8,
+    },
+    NegativeCount {
+        count: i32,
+    },
+    NonFiniteValue {
+        what: &'static str,
+        index: usize,
+        value: f32,
+    },
+    DuplicateBodyId {
+        index: usize,
+        id: u16,
+    },
+    InconsistentCount {
+        count: i32,
+        payload: u64,
+    },
+    RequiresSection {
+        needs: &'static str,
+    },
+    UnsupportedPrmsVersion {
+        found: u16,
+    },
+    InvalidParameter {
+        name: &'static str,
+        value: f32,
+    },
+    /// A `DIAL` entry the reader refuses: which one and why.
+    InvalidDial {
+        index: usize,
+        problem: String,
+    },
+    ModelMismatch {
+        what: String,
+    },
     Io(String),
 }
 
@@ -141,6 +226,7 @@ impl fmt::Display for BlueprintError {
             InvalidParameter { name, value } => {
                 write!(f, "parameter {name} = {value} is not valid")
             }
+            InvalidDial { index, problem } => write!(f, "dial {index}: {problem}"),
             ModelMismatch { what } => write!(f, "{what}"),
             Io(msg) => write!(f, "{msg}"),
         }

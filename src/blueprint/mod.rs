@@ -13,5 +13,5 @@ mod writer;
 
 pub use error::{BlueprintError, ErrorKind};
 pub use model::*;
-pub use reader::{DIRECT_READ_MIN_BYTES, SectionInfo, list_sections, read_bytes, read_file};
+pub use reader::{DIRECT_READ_MIN_BYTES, SectionInfo, list_file_sections, list_sections, read_bytes, read_file};
 pub use writer::{to_bytes, write_file_atomic};

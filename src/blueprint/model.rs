@@ -32,6 +32,11 @@ pub const ROAD_VERSION: u16 = 1;
 pub const ROAD_RECORD_LEN: usize = 1 + 2 + 2 + 4 + 4;
 pub const ROAD_POINT_LEN: usize = 8;
 pub const ROAD_BRIDGE_LEN: usize = 8;
+/// `DIAL`: the forge's dials as applied (Isla's own section).
+pub const DIAL_VERSION: u16 = 1;
+/// `DIAL` v1: the most dials one record may list, and the longest key.
+pub const MAX_DIALS: usize = 1024;
+pub const MAX_DIAL_KEY_LEN: usize = 64;
 /// `ROAD`'s "no town" for a road end that is not a town.
 pub const NO_TOWN: u16 = u16::MAX;
 
@@ -65,6 +70,7 @@ pub mod tags {
     pub const EROS: u32 = tag(b"EROS");
     pub const RIVR: u32 = tag(b"RIVR");
     pub const ROAD: u32 = tag(b"ROAD");
+    pub const DIAL: u32 = tag(b"DIAL");
 }
 
 /// Biome ordinals are the wire values and append-only.
@@ -381,6 +387,66 @@ pub struct RoadNetwork {
     pub roads: Vec<Road>,
 }
 
+/// One dial's value in `DIAL`: a switch, a whole number or a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DialValue {
+    Bool(bool),
+    Int(i64),
+    Float(f32),
+}
+
+impl DialValue {
+    /// The value type's wire code: 0 bool, 1 integer (`i64`), 2 float (`f32`).
+    pub fn type_code(&self) -> u8 {
+        match self {
+            DialValue::Bool(_) => 0,
+            DialValue::Int(_) => 1,
+            DialValue::Float(_) => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for DialValue {
+    /// As TOML writes it: `true`, `7`, `0.6` (a float always has a point or an exponent).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DialValue::Bool(b) => write!(f, "{b}"),
+            DialValue::Int(i) => write!(f, "{i}"),
+            DialValue::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+impl serde::Serialize for DialValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DialValue::Bool(b) => s.serialize_bool(*b),
+            DialValue::Int(i) => s.serialize_i64(*i),
+            DialValue::Float(x) => s.serialize_f32(*x),
+        }
+    }
+}
+
+/// `DIAL` v1: the dials the forge ran with, as `key = value` pairs in the order recorded (keys
+/// unique; `forge::dials` names them and gives their meaning). A stage that was off records
+/// only its `enabled = false`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DialRecord {
+    pub dials: Vec<(String, DialValue)>,
+}
+
+impl DialRecord {
+    pub fn get(&self, key: &str) -> Option<DialValue> {
+        self.dials.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+/// Whether `key` may name a dial in `DIAL`: 1..=64 bytes of `a-z 0-9 _ .`.
+pub fn is_dial_key(key: &[u8]) -> bool {
+    (1..=MAX_DIAL_KEY_LEN).contains(&key.len())
+        && key.iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
+}
+
 /// A reader warning: something skipped, nothing misread.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Warning {
@@ -407,6 +473,8 @@ pub struct Blueprint {
     pub erosion: Option<ErosionMeta>,
     pub rivers: Option<RiverNetwork>,
     pub roads: Option<RoadNetwork>,
+    /// `DIAL`: the forge's dials as applied (`isla forge --dials-from` re-forges from it).
+    pub dials: Option<DialRecord>,
     pub warnings: Vec<Warning>,
 }
 

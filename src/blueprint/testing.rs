@@ -120,6 +120,7 @@ impl IslandBuilder {
             erosion: None,
             rivers: None,
             roads: None,
+            dials: None,
             warnings: vec![],
         }
     }

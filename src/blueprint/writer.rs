@@ -11,7 +11,7 @@ fn model_err(kind: ErrorKind, tag: &[u8; 4]) -> BlueprintError {
 }
 
 /// Refuse a model the reader would refuse (the same error kinds), checking in one fixed order:
-/// the map size, `PRMS`, the grids, `TOWN`, the water, `ROAD`, `RIVR`.
+/// the map size, `PRMS`, the grids, `TOWN`, the water, `ROAD`, `RIVR`, `DIAL`.
 fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
     let n = bp.map_size;
     if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&n) {
@@ -30,6 +30,31 @@ fn validate(bp: &Blueprint) -> Result<(), BlueprintError> {
     }
     if let Some(r) = &bp.rivers {
         validate_rivers(r, n, bp.params.metres_per_pixel)?;
+    }
+    if let Some(d) = &bp.dials {
+        validate_dials(d)?;
+    }
+    Ok(())
+}
+
+/// `DIAL`: at most [`MAX_DIALS`], keys well-formed and unique, floats finite.
+fn validate_dials(d: &DialRecord) -> Result<(), BlueprintError> {
+    let bad = |index: usize, problem: String| model_err(ErrorKind::InvalidDial { index, problem }, b"DIAL");
+    if d.dials.len() > MAX_DIALS {
+        return Err(bad(MAX_DIALS, format!("the record lists {} dials, at most {MAX_DIALS}", d.dials.len())));
+    }
+    for (index, (key, value)) in d.dials.iter().enumerate() {
+        if !is_dial_key(key.as_bytes()) {
+            return Err(bad(index, format!("key is not 1..={MAX_DIAL_KEY_LEN} of a-z 0-9 _ .")));
+        }
+        if d.dials[..index].iter().any(|(k, _)| k == key) {
+            return Err(bad(index, format!("key '{key}' appears twice")));
+        }
+        if let DialValue::Float(v) = value
+            && !v.is_finite()
+        {
+            return Err(bad(index, format!("'{key}' is {v}, it must be finite")));
+        }
     }
     Ok(())
 }
@@ -210,6 +235,9 @@ pub fn to_bytes(bp: &Blueprint) -> Result<Vec<u8>, BlueprintError> {
     }
     if let Some(r) = &bp.roads {
         write_roads(&mut out, r);
+    }
+    if let Some(d) = &bp.dials {
+        write_dials(&mut out, d);
     }
     Ok(out)
 }
@@ -394,6 +422,24 @@ fn write_roads(out: &mut Vec<u8>, r: &RoadNetwork) {
         }
     }
     section(out, tags::ROAD, &b);
+}
+
+/// `DIAL` v1: the dials as applied; its own encoder, as the reader's `parse_dials`.
+fn write_dials(out: &mut Vec<u8>, d: &DialRecord) {
+    let mut b = Vec::new();
+    b.write_u16::<LE>(DIAL_VERSION).unwrap();
+    b.write_i32::<LE>(d.dials.len() as i32).unwrap();
+    for (key, value) in &d.dials {
+        b.push(key.len() as u8);
+        b.extend_from_slice(key.as_bytes());
+        b.push(value.type_code());
+        match *value {
+            DialValue::Bool(v) => b.push(v as u8),
+            DialValue::Int(v) => b.write_i64::<LE>(v).unwrap(),
+            DialValue::Float(v) => b.write_f32::<LE>(v).unwrap(),
+        }
+    }
+    section(out, tags::DIAL, &b);
 }
 
 /// Write a blueprint atomically: serialise, write a temporary file in the same folder, flush and

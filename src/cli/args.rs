@@ -21,6 +21,9 @@ pub enum Command {
     Forge(ForgeArgs),
     /// Describe a blueprint: header, sections, sizes, warnings.
     Info(InfoArgs),
+    /// Compare two blueprints: sections, heights, water, rivers, roads, towns and dials (exit 0
+    /// equal, 1 they differ, 2 a file is bad).
+    Diff(DiffArgs),
     /// Render a blueprint headless (no window) to a PNG.
     Shot(ShotArgs),
     /// Render the in-game map headless to a PNG: terrain, water, cliffs and other layers.
@@ -173,26 +176,52 @@ impl Default for FlyArgs {
 
 #[derive(Args)]
 pub struct ForgeArgs {
-    #[arg(long, default_value_t = 7)]
-    pub seed: i32,
-    #[arg(long, default_value_t = 256, value_parser = map_size)]
-    pub size: u32,
-    #[arg(long, default_value_t = 4.0, value_parser = positive_metres)]
-    pub metres_per_pixel: f32,
-    /// Run the droplet hydraulic erosion (recorded in EROS).
+    /// The seed (default 7, or the dials file's).
+    #[arg(long)]
+    pub seed: Option<i32>,
+    /// Pixels per side, 32..=16384 (default 256, or the dials file's).
+    #[arg(long, value_parser = map_size)]
+    pub size: Option<u32>,
+    /// Metres per pixel (default 4, or the dials file's).
+    #[arg(long, value_parser = positive_metres)]
+    pub metres_per_pixel: Option<f32>,
+    /// Run the droplet hydraulic erosion (recorded in EROS); sets `erosion.enabled`.
     #[arg(long)]
     pub erosion: bool,
     /// Plan, carve and water the rivers (recorded in RIVR): on (the default) or off.
-    #[arg(long, value_enum, default_value_t = Switch::On)]
-    pub rivers: Switch,
+    #[arg(long, value_enum)]
+    pub rivers: Option<Switch>,
     /// Find the road network between the towns (recorded in ROAD): on (the default) or off.
-    #[arg(long, value_enum, default_value_t = Switch::On)]
-    pub roads: Switch,
+    #[arg(long, value_enum)]
+    pub roads: Option<Switch>,
+    /// Read every dial from this TOML file (`--print-dials` writes the full default file); an
+    /// absent key takes its default, and the flags above override the file.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "dials_from")]
+    pub dials: Option<PathBuf>,
+    /// Re-forge from the dials a blueprint recorded (its DIAL section); the flags above override them.
+    #[arg(long, value_name = "OLD.dat")]
+    pub dials_from: Option<PathBuf>,
+    /// Print the dials file of the dials given (with nothing else, the full default file) and
+    /// write no blueprint.
+    #[arg(long, conflicts_with_all = ["out", "snapshots"])]
+    pub print_dials: bool,
     /// Also write PNG snapshots (height, biomes, water, depth) to this folder.
     #[arg(long)]
     pub snapshots: Option<PathBuf>,
+    #[arg(long, required_unless_present = "print_dials")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    pub a: PathBuf,
+    pub b: PathBuf,
+    /// Print JSON instead of text.
     #[arg(long)]
-    pub out: PathBuf,
+    pub json: bool,
+    /// Also draw the changes over the map to this PNG.
+    #[arg(long, value_name = "OUT.png")]
+    pub png: Option<PathBuf>,
 }
 
 #[derive(Args)]

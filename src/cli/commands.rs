@@ -1,7 +1,9 @@
 //! One function per command. Each takes its parsed arguments (already range-checked by
 //! [`super::args`]) and calls the library; the printing of `info` and `chunk` lives here too.
 
-use super::args::{ChunkArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, SceneArgs, ShotArgs, SuiteArgs};
+use super::args::{
+    ChunkArgs, DiffArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, SceneArgs, ShotArgs, SuiteArgs,
+};
 use super::{BadInput, Failure, bad};
 use anyhow::Context;
 use isla::app::IslandWorld;
@@ -96,25 +98,70 @@ fn view_of(world: &IslandWorld, blueprint: &Path, scene: &SceneArgs) -> Result<i
     Ok(view)
 }
 
-pub fn forge(a: ForgeArgs) -> Outcome {
-    use isla::forge::{ErosionDials, ForgeDials, ForgeError};
-    let mut dials = ForgeDials::new(a.seed, a.size);
-    dials.metres_per_pixel = a.metres_per_pixel;
+/// The dials `forge` runs with: the dials file or a blueprint's record (or the defaults), then
+/// the flags over them; each value checked against its dial's range.
+fn forge_dials(a: &ForgeArgs) -> Result<isla::forge::ForgeDials, BadInput> {
+    use isla::blueprint::DialValue;
+    use isla::forge::dials;
+    let mut values = match (&a.dials, &a.dials_from) {
+        (Some(p), _) => dials::load_toml(p).map_err(|e| bad(e.0))?,
+        (None, Some(p)) => {
+            let (bp, path) = load(p)?;
+            let record = bp.dials.ok_or_else(|| {
+                bad(format!(
+                    "{}: no DIAL section: the island was forged before the forge recorded its dials",
+                    path.display()
+                ))
+            })?;
+            dials::from_record(&path.display().to_string(), &record).map_err(|e| bad(e.0))?
+        }
+        (None, None) => dials::Values::new(),
+    };
+    let mut set =
+        |flag: &str, key: &str, v: DialValue| dials::set_value(&mut values, flag, key, v).map_err(|e| bad(e.0));
+    if let Some(s) = a.seed {
+        set("--seed", "seed", DialValue::Int(s as i64))?;
+    }
+    if let Some(s) = a.size {
+        set("--size", "size", DialValue::Int(s as i64))?;
+    }
+    if let Some(m) = a.metres_per_pixel {
+        set("--metres-per-pixel", "metres_per_pixel", DialValue::Float(m))?;
+    }
     if a.erosion {
-        dials.erosion = Some(ErosionDials::new(a.size));
+        set("--erosion", "erosion.enabled", DialValue::Bool(true))?;
     }
-    if !a.rivers.enabled() {
-        dials.rivers = None;
+    if let Some(r) = a.rivers {
+        set("--rivers", "rivers.enabled", DialValue::Bool(r.enabled()))?;
     }
-    dials.roads = a.roads.enabled();
+    if let Some(r) = a.roads {
+        set("--roads", "roads.enabled", DialValue::Bool(r.enabled()))?;
+    }
+    Ok(dials::build(&values))
+}
+
+pub fn forge(a: ForgeArgs) -> Outcome {
+    use isla::forge::ForgeError;
+    let dials = forge_dials(&a)?;
+    if a.print_dials {
+        print!("{}", isla::forge::dials::to_toml(&dials));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out = a.out.clone().expect("clap requires --out without --print-dials");
     let t = std::time::Instant::now();
     let report = |r: &isla::forge::StageReport| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail);
     let bp = isla::forge::forge(&dials, report).map_err(|e| match e {
         ForgeError::BadDials(_) => Failure::Bad(bad(e.to_string())),
         ForgeError::Internal(_) => Failure::Other(anyhow::anyhow!("{e}")),
     })?;
-    blueprint::write_file_atomic(&a.out, &bp).map_err(|e| anyhow::anyhow!("{e}"))?;
-    eprintln!("forge: wrote {} ({}², seed {}) in {:.2} s", a.out.display(), a.size, a.seed, t.elapsed().as_secs_f64());
+    blueprint::write_file_atomic(&out, &bp).map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!(
+        "forge: wrote {} ({}², seed {}) in {:.2} s",
+        out.display(),
+        dials.size,
+        dials.seed,
+        t.elapsed().as_secs_f64()
+    );
     if bp.roads.is_some() {
         // The world grades the roads together where they meet (SPEC §3 "Joins"): say how well
         // this island's roadbeds agree there, as `isla info` does.
@@ -142,6 +189,44 @@ pub fn info(a: InfoArgs) -> Outcome {
         print_info_text(&path, bytes.len(), &bp, &sections);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `isla diff A B`: exit 0 when the two are equal, 1 when they differ, 2 when a file is bad
+/// (as `diff` does); a PNG that cannot be written is trouble too (2).
+pub fn diff(a: DiffArgs) -> Outcome {
+    let (pa, pb) = (isla::resolve_blueprint_path(&a.a), isla::resolve_blueprint_path(&a.b));
+    let t = std::time::Instant::now();
+    let c = isla::diff::diff_files(&pa, &pb).map_err(|e| bad(e.0))?;
+    for (p, bp) in [(&pa, &c.a), (&pb, &c.b)] {
+        for w in &bp.warnings {
+            eprintln!("warning: {}: {} at byte {}: {}", p.display(), w.section, w.offset, w.message);
+        }
+    }
+    if a.json {
+        let mut v = serde_json::to_value(&c.diff).context("diff JSON")?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("a".into(), serde_json::json!(pa.display().to_string()));
+            o.insert("b".into(), serde_json::json!(pb.display().to_string()));
+        }
+        println!("{}", serde_json::to_string_pretty(&v).context("diff JSON")?);
+    } else {
+        for line in c.diff.text(&pa.display().to_string(), &pb.display().to_string()) {
+            println!("{line}");
+        }
+    }
+    if let Some(png) = &a.png {
+        match isla::diff::picture(&c) {
+            Some(img) => {
+                let bytes = isla::io::encode_png_rgb(img.as_raw(), img.width(), img.height())?;
+                isla::io::write_png_atomic(png, &bytes)
+                    .map_err(|e| bad(format!("--png {}: cannot write: {e:#}", png.display())))?;
+                eprintln!("diff: drew the changes in {} ({}×{})", png.display(), img.width(), img.height());
+            }
+            None => eprintln!("diff: --png: the maps differ in size, so nothing is drawn"),
+        }
+    }
+    eprintln!("diff: compared in {:.2} s", t.elapsed().as_secs_f64());
+    Ok(ExitCode::from(if c.diff.equal { 0 } else { 1 }))
 }
 
 pub fn shot(a: ShotArgs) -> Outcome {
@@ -366,6 +451,7 @@ fn print_info_json(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
         "roads": roads_json(bp),
         "road_joins": isla::world::roads::joined_roadbeds(bp).1,
         "river_dials": bp.rivers.as_ref().map(|r| r.dials),
+        "dials": bp.dials.as_ref().map(|d| d.dials.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>()),
         "stats": isla::world::island_stats(bp),
         "warnings": warnings,
     });
@@ -462,6 +548,7 @@ fn print_info_text(path: &Path, size: usize, bp: &Blueprint, sections: &[bluepri
     );
     print_rivers(bp);
     print_roads(bp);
+    print_dials(bp);
     for w in &bp.warnings {
         println!("  warning: {} at byte {}: {}", w.section, w.offset, w.message);
     }
@@ -485,6 +572,20 @@ fn print_water_bodies(bp: &Blueprint) {
                 b.centroid_y
             );
         }
+    }
+}
+
+/// `isla info`'s dials: how many the `DIAL` record holds and those that are not the defaults.
+fn print_dials(bp: &Blueprint) {
+    if let Some(r) = &bp.dials {
+        let defaults = isla::forge::dials::record(&isla::forge::ForgeDials::new(7, 256));
+        let differ: Vec<String> =
+            isla::forge::dials::differing(&defaults, r).into_iter().map(|(k, _, v)| format!("{k} = {v}")).collect();
+        println!(
+            "  dials: {} recorded (isla forge --dials-from re-forges); not the defaults: {}",
+            r.dials.len(),
+            if differ.is_empty() { "none".to_string() } else { differ.join(", ") }
+        );
     }
 }
 

@@ -38,6 +38,7 @@ pub fn dispatch(cmd: Command) -> Result<ExitCode, Failure> {
         Command::Fly(a) => commands::fly(a),
         Command::Forge(a) => commands::forge(a),
         Command::Info(a) => commands::info(a),
+        Command::Diff(a) => commands::diff(a),
         Command::Shot(a) => commands::shot(a),
         Command::Map(a) => commands::map(a),
         Command::Chunk(a) => commands::chunk(a),

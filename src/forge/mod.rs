@@ -14,13 +14,14 @@
 mod biomes;
 pub mod crater;
 pub mod curve;
+pub mod dials;
 pub mod erosion;
 mod grid;
 pub mod rivers;
 pub mod roads;
 mod shape;
 mod snapshots;
-mod towns;
+pub mod towns;
 mod water;
 
 use crate::blueprint::{Blueprint, ErosionMeta, Params, RiverNetwork, RoadNetwork, Town, Water};
@@ -30,9 +31,10 @@ pub use crater::{Crater, CraterDials};
 pub use curve::{CurveDials, DetailDials, HeightCurve};
 pub use erosion::{ErosionDials, ErosionStats};
 pub use rivers::{RiverDials, RiverStats};
-pub use roads::RoadStats;
+pub use roads::{RoadDials, RoadStats};
 pub use shape::{ShapeDials, coast_shelf, smooth_abs};
 pub use snapshots::snapshots;
+pub use towns::TownDials;
 pub use water::{Classification, MIN_LAKE_DEPTH_M, MIN_LAKE_PIXELS, classify_water, spill_levels};
 
 /// The forge writes the blueprint format's default scale (owned by [`crate::blueprint`]).
@@ -55,8 +57,10 @@ pub struct ForgeDials {
     pub erosion: Option<ErosionDials>,
     /// Rivers with water in them, after towns; `None` = off (`isla forge --rivers off`).
     pub rivers: Option<RiverDials>,
-    /// The road network between the towns, after rivers (`isla forge --roads off` = false).
-    pub roads: bool,
+    /// Where the towns go (after the biomes).
+    pub towns: TownDials,
+    /// The road network between the towns, after rivers; `None` = off (`isla forge --roads off`).
+    pub roads: Option<RoadDials>,
 }
 
 impl ForgeDials {
@@ -71,7 +75,8 @@ impl ForgeDials {
             crater: CraterDials::default(),
             erosion: None,
             rivers: Some(RiverDials::default()),
-            roads: true,
+            towns: TownDials::default(),
+            roads: Some(RoadDials::default()),
         }
     }
 }
@@ -264,16 +269,17 @@ fn feature_stages(
         None => None,
     };
 
-    let roads = if dials.roads {
-        let t = Instant::now();
-        let first_river_id = rivers.as_ref().map_or(u16::MAX, RiverNetwork::first_body_id);
-        let inp = roads::Inputs { site, first_river_id };
-        let (net, rs) = roads::run(&inp, render, water)?;
-        stage("roads", t, roads_detail(&rs, &towns));
-        summary.roads = Some(rs);
-        Some(net)
-    } else {
-        None
+    let roads = match &dials.roads {
+        Some(road_dials) => {
+            let t = Instant::now();
+            let first_river_id = rivers.as_ref().map_or(u16::MAX, RiverNetwork::first_body_id);
+            let inp = roads::Inputs { site, dials: road_dials, first_river_id };
+            let (net, rs) = roads::run(&inp, render, water)?;
+            stage("roads", t, roads_detail(&rs, &towns));
+            summary.roads = Some(rs);
+            Some(net)
+        }
+        None => None,
     };
     Ok(Features { biomes, towns, rivers, roads })
 }
@@ -302,13 +308,16 @@ fn assemble(dials: &ForgeDials, terrain: Terrain, features: Features, summary: F
         erosion,
         rivers: features.rivers,
         roads: features.roads,
+        dials: Some(dials::record(dials)),
         warnings: Vec::new(),
     };
     Forged { blueprint, classify_raw: classify, crater, curve, summary }
 }
 
-/// Refuse dials the generator cannot use (`BadDials`, not an internal failure), before any stage runs.
+/// Refuse dials the generator cannot use (`BadDials`, not an internal failure), before any stage
+/// runs: each dial in its range (`dials::DIALS`), the knots rising, then the shape's own rules.
 fn check_dials(dials: &ForgeDials) -> Result<(), ForgeError> {
+    dials::check(dials).map_err(|e| ForgeError::BadDials(e.0))?;
     ensure_dial!(
         (crate::blueprint::MIN_MAP_SIZE..=crate::blueprint::MAX_MAP_SIZE).contains(&dials.size),
         "map size {} is outside 32..=16384",
@@ -464,7 +473,7 @@ fn biomes_stage(
     let (sea, mpr, mpp) = (SEA_LEVEL_RAW, METRES_PER_RAW, dials.metres_per_pixel);
     let n = dials.size as usize;
     let biomes = biomes::assign(dials.seed, n, classify, body_ids, curve, sea, mpr);
-    let towns = towns::place(n, render, body_ids, crater, sea, mpr, mpp);
+    let towns = towns::place(&dials.towns, n, render, body_ids, crater, sea, mpr, mpp);
     summary.towns = towns.len();
     let detail = format!("10 biomes by height band, temperature and moisture; {} towns", towns.len());
     (biomes, towns, detail)

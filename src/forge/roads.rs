@@ -22,18 +22,55 @@ use crate::blueprint::{NO_TOWN, Road, RoadNetwork, RoadTier, TownTier, Water};
 
 /// The coarse grid has at most this many cells per side.
 pub const COARSE_CELLS: usize = 256;
-/// Cost weights: per unit of (grade / limit)² along a step, per unit of grade past the limit, per
-/// 45° of turn (in metres of road), and the cost factor of a step on a river (a bridge).
-const SLOPE_WEIGHT: f32 = 1.0;
-const STEEP_WEIGHT: f32 = 40.0;
-const TURN_M: f32 = 6.0;
-const BRIDGE_FACTOR: f32 = 8.0;
+
+/// The road dials: the grade each tier is planned for and the search's cost weights.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RoadDials {
+    /// The steepest grade (rise over run) a highway is planned for; the search pays quadratically
+    /// for grade under it and steeply past it.
+    pub highway_grade: f32,
+    /// The same for the other roads.
+    pub road_grade: f32,
+    /// Cost per unit of (grade / limit)² along a step.
+    pub slope_weight: f32,
+    /// Cost per unit of grade past the limit.
+    pub steep_weight: f32,
+    /// Cost of a 45° turn, in metres of road.
+    pub turn_m: f32,
+    /// Cost factor of a step on a river (a bridge).
+    pub bridge_factor: f32,
+}
+
+impl Default for RoadDials {
+    /// The tiers' own grades ([`RoadTier::grade_limit`], which the world server carves within).
+    fn default() -> Self {
+        Self {
+            highway_grade: RoadTier::Highway.grade_limit(),
+            road_grade: RoadTier::Road.grade_limit(),
+            slope_weight: 1.0,
+            steep_weight: 40.0,
+            turn_m: 6.0,
+            bridge_factor: 8.0,
+        }
+    }
+}
+
+impl RoadDials {
+    /// The grade `tier` is planned for.
+    pub fn grade(&self, tier: RoadTier) -> f32 {
+        match tier {
+            RoadTier::Highway => self.highway_grade,
+            RoadTier::Road => self.road_grade,
+        }
+    }
+}
 
 use super::grid::{DX, DY, LeastCost, Step};
 
 /// What the road stage reads besides the maps: the site, and where the river bodies start.
 pub struct Inputs<'a> {
     pub site: super::Site<'a>,
+    pub dials: &'a RoadDials,
     /// Body ids from this one up are rivers (the rest are the ocean and the lakes).
     pub first_river_id: u16,
 }
@@ -117,7 +154,8 @@ fn search(
     tier: RoadTier,
     expanded: &mut u64,
 ) -> Option<Vec<usize>> {
-    let leg = Leg { grid, from, to, limit: tier.grade_limit(), step_m: grid.cell as f32 * inp.site.mpp };
+    let leg =
+        Leg { grid, from, to, limit: inp.dials.grade(tier), dials: inp.dials, step_m: grid.cell as f32 * inp.site.mpp };
     let mut lc = LeastCost::new(grid.side);
     let goal = lc.search(from, |c| c == to, |c| leg.to_go_m(c), |s| leg.step_cost(s));
     *expanded += lc.expanded;
@@ -130,6 +168,7 @@ struct Leg<'g> {
     from: usize,
     to: usize,
     limit: f32,
+    dials: &'g RoadDials,
     step_m: f32,
 }
 
@@ -177,12 +216,13 @@ impl Leg<'_> {
         let len = if diagonal { std::f32::consts::SQRT_2 } else { 1.0 } * self.step_m;
         let grade = (grid.height_m[j] - grid.height_m[c]).abs() / len;
         let r = grade / self.limit;
-        let mut cost = len * (1.0 + SLOPE_WEIGHT * r * r) + TURN_M * turn as f32;
+        let d = self.dials;
+        let mut cost = len * (1.0 + d.slope_weight * r * r) + d.turn_m * turn as f32;
         if r > 1.0 {
-            cost += len * STEEP_WEIGHT * (r - 1.0);
+            cost += len * d.steep_weight * (r - 1.0);
         }
         if grid.kind[j] == RIVER {
-            cost *= BRIDGE_FACTOR;
+            cost *= d.bridge_factor;
         }
         Some(cost)
     }

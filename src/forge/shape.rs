@@ -84,6 +84,9 @@ pub struct ShapeDials {
     pub islet_crest_m: f32,
     /// The moat: islets lift nothing where the water is shallower than this, metres.
     pub islet_moat_m: f32,
+    /// The sea's height over the shape, metres: the whole shape sinks by this much before the
+    /// islets, the shelf and the curve (raise it to drown the coast, lower it to bare the shelf).
+    pub sea_level_m: f32,
 }
 
 impl Default for ShapeDials {
@@ -104,6 +107,7 @@ impl Default for ShapeDials {
             islet_freq: 8.0,
             islet_crest_m: 60.0,
             islet_moat_m: 22.0,
+            sea_level_m: 0.0,
         }
     }
 }
@@ -265,6 +269,9 @@ impl<'a> ShapeField<'a> {
         // Deep water at the edges, whatever the noise says.
         let edge = u.abs().max(v.abs());
         e -= EDGE_WALL_M * smoothstep(EDGE_WALL_START, EDGE_WALL_END, edge);
+        if s.sea_level_m != 0.0 {
+            e -= s.sea_level_m;
+        }
         // Land in the middle, whatever the noise says.
         if f < 0.3 {
             e = e.max(6.0 * (1.0 - smoothstep(0.0, 0.3, f)));

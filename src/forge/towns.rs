@@ -5,14 +5,30 @@
 use super::crater::Crater;
 use crate::blueprint::{Town, TownTier};
 
-/// Steepest rendered slope a town accepts on a 1024² map (metres per metre).
-const MAX_SLOPE: f32 = 0.06;
-/// Lowest rendered height above sea for a town, metres.
-const MIN_ABOVE_SEA_M: f32 = 3.0;
-const MAX_TOWNS: usize = 14;
+/// The town dials.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TownDials {
+    /// Most towns placed (the capitol, two cities, four towns, then villages).
+    pub max_towns: u32,
+    /// Steepest rendered slope a town accepts on a 1024² map (metres per metre; the bar scales
+    /// up on smaller maps, whose slopes are steeper).
+    pub max_slope: f32,
+    /// Lowest rendered height above sea for a town, metres.
+    pub min_above_sea_m: f32,
+    /// Least distance between two towns, as a fraction of the map's side (at least 6 px).
+    pub spacing: f32,
+}
+
+impl Default for TownDials {
+    fn default() -> Self {
+        Self { max_towns: 14, max_slope: 0.06, min_above_sea_m: 3.0, spacing: 0.125 }
+    }
+}
 
 /// Towns in pixel index coordinates (`x`, `y` as in every grid).
+#[allow(clippy::too_many_arguments)]
 pub fn place(
+    dials: &TownDials,
     n: usize,
     render: &[f32],
     body_ids: &[u16],
@@ -23,7 +39,7 @@ pub fn place(
 ) -> Vec<Town> {
     // The island's shape is size-independent, so its slopes grow as the map shrinks: the
     // flatness bar scales with it (the 1024² island is the reference).
-    let max_slope = MAX_SLOPE * (1024.0 / n as f32).max(1.0);
+    let max_slope = dials.max_slope * (1024.0 / n as f32).max(1.0);
     let mainland = mainland(n, render, body_ids, sea);
     let step = (n / 40).max(4);
     let reach = (step / 4).max(1);
@@ -31,7 +47,7 @@ pub fn place(
     for x in (step..n.saturating_sub(step)).step_by(step) {
         for y in (step..n.saturating_sub(step)).step_by(step) {
             let i = x * n + y;
-            if body_ids[i] != 0 || (render[i] - sea) * mpr < MIN_ABOVE_SEA_M || !mainland[i] {
+            if body_ids[i] != 0 || (render[i] - sea) * mpr < dials.min_above_sea_m || !mainland[i] {
                 continue;
             }
             if crater.is_some_and(|c| c.distance(x, y) < c.radius_px * 1.2) {
@@ -52,10 +68,10 @@ pub fn place(
     }
     // Flattest first; ties by position (deterministic).
     candidates.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
-    let spacing = (n as f32 / 8.0).max(6.0);
+    let spacing = (n as f32 * dials.spacing).max(6.0);
     let mut towns: Vec<Town> = Vec::new();
     for (_, x, y) in candidates {
-        if towns.len() >= MAX_TOWNS {
+        if towns.len() >= dials.max_towns as usize {
             break;
         }
         if towns.iter().all(|t| ((t.x - x as f32).powi(2) + (t.y - y as f32).powi(2)).sqrt() >= spacing) {

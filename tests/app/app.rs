@@ -1051,3 +1051,94 @@ fn the_sun_sliders_and_the_day_arc() {
     assert!(close(SunSettings::at_hour(15.0), 60.0 * std::f32::consts::FRAC_1_SQRT_2, 225.0));
     assert!(close(SunSettings::at_hour(18.0), 2.0, 270.0));
 }
+
+/// Issue 30's must-show: the full default dials file, read back with the seed and size of the
+/// default island, forges `blueprints/default.dat` byte for byte.
+#[test]
+fn the_printed_default_dials_reproduce_the_default_island() {
+    let dir = out_dir();
+    let print = isla().args(["forge", "--print-dials"]).output().unwrap();
+    assert!(print.status.success(), "{}", String::from_utf8_lossy(&print.stderr));
+    let dials = dir.join("default-dials.toml");
+    std::fs::write(&dials, &print.stdout).unwrap();
+    let x = dir.join("default-from-dials.dat");
+    let run = isla()
+        .args(["forge", "--dials"])
+        .arg(&dials)
+        .args(["--seed", "7", "--size", "1024", "--out"])
+        .arg(&x)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(std::fs::read(&x).unwrap() == std::fs::read(repo("blueprints/default.dat")).unwrap(), "x.dat differs");
+}
+
+/// A dials file with an unknown key, or a value out of range: exit 2, one line naming the file,
+/// the key and the range, and no blueprint written.
+#[test]
+fn a_bad_dials_file_is_one_line_exit_2_and_nothing_written() {
+    let dir = out_dir();
+    for (name, text, wants) in [
+        ("unknown.toml", "[shape]\naxis_x = 0.5\nspin = 2\n", "unknown key 'shape.spin'"),
+        ("range.toml", "[towns]\nmax_towns = 500\n", "towns.max_towns = 500 is outside 0..=64"),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let target = dir.join(format!("{name}.dat"));
+        let _ = std::fs::remove_file(&target);
+        let run =
+            isla().args(["forge", "--size", "64", "--dials"]).arg(&file).arg("--out").arg(&target).output().unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&*file.display().to_string()) && err.contains(wants), "{err}");
+        assert!(!target.exists(), "{name}: nothing is written");
+    }
+}
+
+/// `isla diff`: a file against itself exits 0; against an island forged with one dial changed it
+/// exits 1 naming that dial and the sections that changed (text and JSON), and draws a PNG; a
+/// bad file exits 2. `--dials-from` re-forges an island from its own record, byte for byte, and
+/// `info --json` prints that record.
+#[test]
+fn diff_names_the_dial_and_the_sections_and_dials_from_reforges() {
+    let dir = out_dir();
+    let same = isla()
+        .args(["diff", "blueprints/default.dat", "blueprints/default.dat"])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert_eq!(same.status.code(), Some(0), "{}", String::from_utf8_lossy(&same.stderr));
+    let forge = |extra: &[&str], name: &str| {
+        let path = dir.join(name);
+        let run = isla().args(["forge", "--size", "160"]).args(extra).arg("--out").arg(&path).output().unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        path
+    };
+    let a = forge(&[], "diff-a.dat");
+    let sea = dir.join("sea.toml");
+    std::fs::write(&sea, "[shape]\nsea_level_m = 6.0\n").unwrap();
+    let b = forge(&["--dials", sea.to_str().unwrap()], "diff-b.dat");
+    let png = dir.join("diff-sea.png");
+    let run = isla().arg("diff").arg(&a).arg(&b).arg("--png").arg(&png).output().unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert!(text.contains("dials: 1 differ: shape.sea_level_m 0.0 → 6.0"), "{text}");
+    assert!(text.contains("HGTS changed") && text.contains("WBID changed") && text.contains("DIAL changed"), "{text}");
+    assert!(image::open(&png).unwrap().width() == 160);
+    let json = isla().arg("diff").arg(&a).arg(&b).arg("--json").output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["equal"], false);
+    assert_eq!(v["dials"][0]["key"], "shape.sea_level_m");
+    assert!(v["water"]["wet_gained"].as_u64().unwrap() > v["water"]["wet_lost"].as_u64().unwrap());
+    let bad = isla().arg("diff").arg(&a).arg(&sea).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    // Re-forged from B's own record: the same bytes.
+    let again = forge(&["--dials-from", b.to_str().unwrap()], "diff-b-again.dat");
+    assert!(std::fs::read(&again).unwrap() == std::fs::read(&b).unwrap(), "--dials-from gives other bytes");
+    let info = isla().args(["info", "--json"]).arg(&b).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(v["dials"]["shape.sea_level_m"], 6.0);
+    assert_eq!(v["dials"]["size"], 160);
+    assert_eq!(v["dials"]["erosion.enabled"], false);
+}

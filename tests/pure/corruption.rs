@@ -3,15 +3,15 @@
 //!
 //! Each corruption stays inside one *region*: the file header, one section's 12-byte header, or
 //! one section's payload — every section of the format tests' sample, the small ones (`PRMS`,
-//! `TOWN`, `WBTB`, `TCRV`, `TDTL`, `EROS`, `RIVR`, `ROAD`) as much as the grids. The offsets come
+//! `TOWN`, `WBTB`, `TCRV`, `TDTL`, `EROS`, `RIVR`, `ROAD`, `DIAL`) as much as the grids. The offsets come
 //! from the parsed framing. The rule each outcome is judged by ("refuse or equal"):
 //!
 //! - **Refused**: the error prints as one line, `SECTION at byte OFFSET: …`, with the offset inside
 //!   the file. A corrupted *payload* is refused by its own section, at an offset inside that
 //!   payload — or, for `PRMS`, by `RIVR`, whose widths are bounded by the map's extent in metres
 //!   (`metresPerPixel`).
-//! - **Accepted, a section dropped on purpose**: a changed version of `TDTL`, `EROS`, `RIVR` or
-//!   `ROAD` skips that section, and a tag changed to one the reader does not know skips it as
+//! - **Accepted, a section dropped on purpose**: a changed version of `TDTL`, `EROS`, `RIVR`,
+//!   `ROAD` or `DIAL` skips that section, and a tag changed to one the reader does not know skips it as
 //!   unknown. Then the model *equals* the original less that section (exactly what reading the
 //!   file without it gives), with one warning more.
 //! - **Accepted otherwise**: "equal" cannot mean the original here — a changed height or body id
@@ -21,7 +21,7 @@
 //!   back 1. A corrupted *section length* that is accepted (a `TCRV` body of zeros cut short
 //!   exposes a well-framed unknown section) must come with a warning and round-trip.
 //! - **Refusal required**: a changed `PRMS` version, or a changed record count of `TOWN`, `WBTB`,
-//!   `RIVR` or `ROAD` (their version unchanged), is always refused.
+//!   `RIVR`, `ROAD` or `DIAL` (their version unchanged), is always refused.
 //!
 //! An exhaustive sweep tries four values at every byte of every header and small section (and
 //! the first and last 64 bytes of each grid); a proptest corrupts one to four bytes of one
@@ -83,7 +83,7 @@ fn must_refuse(tag: &str) -> &'static [(usize, usize)] {
         "PRMS" => &[(0, 2)],
         "TOWN" | "WBTB" => &[(0, 4)],
         "RIVR" => &[(2 + RIVR_DIALS_LEN, 2 + RIVR_DIALS_LEN + 4)],
-        "ROAD" => &[(2, 6)],
+        "ROAD" | "DIAL" => &[(2, 6)],
         _ => &[],
     }
 }
@@ -96,7 +96,8 @@ fn judge(r: &Region, file: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     let hit = |a: usize, b: usize| changed.iter().any(|&i| (r.start + a..r.start + b).contains(&i));
-    let version_changed = !r.in_header && ["TDTL", "EROS", "RIVR", "ROAD"].contains(&r.tag.as_str()) && hit(0, 2);
+    let version_changed =
+        !r.in_header && ["TDTL", "EROS", "RIVR", "ROAD", "DIAL"].contains(&r.tag.as_str()) && hit(0, 2);
     let ctx = format!("{} {} bytes {changed:?}", r.tag, if r.in_header { "header" } else { "payload" });
     match read_bytes(file) {
         Err(e) => {

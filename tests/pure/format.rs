@@ -64,6 +64,14 @@ pub(crate) fn sample(n: u32) -> Blueprint {
         }),
         rivers: Some(sample_rivers()),
         roads: Some(sample_roads()),
+        dials: Some(DialRecord {
+            dials: vec![
+                ("seed".into(), DialValue::Int(-3)),
+                ("shape.axis_x".into(), DialValue::Float(0.55)),
+                ("erosion.enabled".into(), DialValue::Bool(true)),
+                ("roads.turn_m".into(), DialValue::Float(7.5)),
+            ],
+        }),
         ..island
     }
 }
@@ -151,8 +159,8 @@ fn round_trip_preserves_every_section() {
     assert_eq!(to_bytes(&back).unwrap(), bytes, "write(read(file)) is byte-identical");
 }
 
-/// The fuzz corpus keeps a valid seed with every section the reader knows, `RIVR` and `ROAD`
-/// included (docs/RELIABILITY.md): it is this sample, written. `ISLA_BLESS=1` rewrites it.
+/// The fuzz corpus keeps a valid seed with every section the reader knows, `RIVR`, `ROAD` and
+/// `DIAL` included (docs/RELIABILITY.md): it is this sample, written. `ISLA_BLESS=1` rewrites it.
 #[test]
 fn the_fuzz_seed_with_every_section_is_the_sample() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/valid-every-section.dat");
@@ -163,7 +171,7 @@ fn the_fuzz_seed_with_every_section_is_the_sample() {
     let on_disk = std::fs::read(&path).expect("fuzz/seeds/valid-every-section.dat (ISLA_BLESS=1 writes it)");
     assert_eq!(on_disk, bytes, "the seed is stale: ISLA_BLESS=1 cargo test --test format rewrites it");
     let tags: Vec<String> = list_sections(&on_disk).unwrap().iter().map(|s| s.tag.to_string()).collect();
-    for t in ["RIVR", "ROAD", "TOWN", "WSRF"] {
+    for t in ["RIVR", "ROAD", "TOWN", "WSRF", "DIAL"] {
         assert!(tags.iter().any(|x| x == t), "{t} missing from the seed: {tags:?}");
     }
     assert!(on_disk.len() <= 20_000, "the reader target reads at most 20,000 bytes");
@@ -721,4 +729,31 @@ fn refuses_every_grid_of_the_wrong_length() {
             std::fs::remove_file(&path).unwrap();
         }
     }
+}
+
+/// `DIAL` (SPEC §1.5): a count whose dials the bytes cannot hold, however the earlier dials used
+/// them up, is refused as a short payload, never read past the end.
+#[test]
+fn a_dial_record_cut_short_is_refused_not_overrun() {
+    let bp = sample(N);
+    let bytes = to_bytes(&bp).unwrap();
+    // Five dials promised, four present: the fifth starts at the payload's end.
+    let at = section_at(&bytes, b"DIAL") + 12 + 2;
+    let mut b = bytes.clone();
+    b[at..at + 4].copy_from_slice(&5i32.to_le_bytes());
+    let e = read_bytes(&b).unwrap_err();
+    assert_eq!(e.section_name(), "DIAL");
+    assert!(matches!(e.kind, ErrorKind::PayloadTooShort { .. }), "{e}");
+    // An unknown type, and the first dial (`seed`, an i64 of -3) read as a bool of 253: each
+    // refused naming the dial; a key given twice is refused by the writer.
+    let first = at + 4;
+    for (off, value, wants) in [(1 + 4, 9u8, "dial 0: 'seed' has type 9"), (1 + 4, 0, "must be 0 or 1")] {
+        let mut b = bytes.clone();
+        b[first + off] = value;
+        let e = read_bytes(&b).unwrap_err();
+        assert!(e.to_string().contains(wants), "{e}");
+    }
+    let mut dup = bp.clone();
+    dup.dials.as_mut().unwrap().dials.push(("seed".into(), DialValue::Int(1)));
+    assert!(to_bytes(&dup).unwrap_err().to_string().contains("'seed' appears twice"));
 }

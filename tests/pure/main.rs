@@ -6,6 +6,7 @@
 
 mod cliffs;
 mod corruption;
+mod dials;
 mod forge;
 mod format;
 mod holes;

@@ -65,13 +65,13 @@ fn rename(bytes: &mut [u8], from: &[u8; 4], to: &[u8; 4]) {
 
 /// The most `read_file` may hold at once for a file at or above the positioned-read threshold
 /// (docs/RELIABILITY.md; the fuzz target `blueprint_file` checks the same): 1.1 × the file +
-/// 64 KiB, plus 5 × the record tables (`TOWN`, `WBTB`, `RIVR`, `ROAD`), whose payload is held
+/// 64 KiB, plus 5 × the record tables (`TOWN`, `WBTB`, `RIVR`, `ROAD`, `DIAL`), whose payload is held
 /// while it is decoded into records up to 4.3 × their bytes in memory.
 fn bound(bytes: &[u8]) -> usize {
     let tables: u64 = list_sections(bytes)
         .unwrap()
         .iter()
-        .filter(|s| ["TOWN", "WBTB", "RIVR", "ROAD"].contains(&s.tag.as_str()))
+        .filter(|s| ["TOWN", "WBTB", "RIVR", "ROAD", "DIAL"].contains(&s.tag.as_str()))
         .map(|s| s.payload_bytes)
         .sum();
     bytes.len() + bytes.len() / 10 + (64 << 10) + 5 * tables as usize
@@ -140,6 +140,7 @@ fn counts_promising_more_records_allocate_nothing_for_them() {
         (b"ROAD", 2),
         (b"ROAD", road + 5),
         (b"ROAD", road + 9),
+        (b"DIAL", 2),
     ] {
         let mut b = bytes.clone();
         let p = section_at(&b, tag) + SECTION_HEADER_LEN + at;

@@ -9,7 +9,7 @@ use byteorder::{ByteOrder, LittleEndian as LE};
 pub(super) type Tag = [u8; 4];
 
 /// Every section this reader understands; anything else is skipped with a warning.
-pub(super) const KNOWN_TAGS: [u32; 12] = [
+pub(super) const KNOWN_TAGS: [u32; 13] = [
     tags::PRMS,
     tags::HGTS,
     tags::BIOM,
@@ -22,6 +22,7 @@ pub(super) const KNOWN_TAGS: [u32; 12] = [
     tags::EROS,
     tags::RIVR,
     tags::ROAD,
+    tags::DIAL,
 ];
 
 /// One framed section as the parsers see it.
@@ -84,7 +85,7 @@ pub(super) type ReadAt<'a> = dyn FnMut(u64, &mut [u8]) -> Result<(), BlueprintEr
 /// of many tiny unknown sections cannot make the warning list outgrow the file.
 const MAX_UNKNOWN_WARNINGS: usize = 64;
 
-/// A file's framing: the header fields, the known sections (at most one of each of the 12 tags)
+/// A file's framing: the header fields, the known sections (at most one of each of the 13 tags)
 /// and the warnings for the unknown ones, which are skipped. Nothing kept here grows with the
 /// number of sections: a file of many tiny unknown sections costs only the duplicate check's
 /// transient list of their tags (4 bytes for each 12-byte header, freed before any payload is

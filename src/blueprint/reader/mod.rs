@@ -8,7 +8,7 @@
 //! - `direct`: positioned reads of a large file straight into the grid buffers;
 //! - `grids`: the four grids, decoded and checked cell by cell;
 //! - `sections`: the small sections (`PRMS`, `TOWN`, `WBTB`, the versioned metadata);
-//! - `networks`: `RIVR` and `ROAD`, counted lists of counted lists.
+//! - `networks`: `RIVR` and `ROAD`, counted lists of counted lists, and `DIAL`'s counted list.
 
 #[cfg(all(unix, target_endian = "little"))]
 mod direct;
@@ -22,7 +22,7 @@ use super::model::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use frame::{Framing, Section, frame, frame_slice, slice_reader};
 use grids::{ReadAhead, parse_biomes, parse_heights, parse_water};
-use networks::{parse_rivers, parse_roads};
+use networks::{parse_dials, parse_rivers, parse_roads};
 use sections::{parse_curve, parse_detail, parse_erosion, parse_params, parse_towns};
 use std::path::Path;
 
@@ -93,6 +93,11 @@ fn parse(framing: Framing, sections: Vec<Section<'_>>, mut grids: ReadAhead) -> 
         None => None,
     };
 
+    let dials = match find(tags::DIAL) {
+        Some(s) => parse_dials(s, &mut warnings)?,
+        None => None,
+    };
+
     Ok(Blueprint {
         map_size,
         seed,
@@ -106,6 +111,7 @@ fn parse(framing: Framing, sections: Vec<Section<'_>>, mut grids: ReadAhead) -> 
         erosion,
         rivers,
         roads,
+        dials,
         warnings,
     })
 }
@@ -131,4 +137,29 @@ pub fn list_sections(bytes: &[u8]) -> Result<Vec<SectionInfo>, BlueprintError> {
             payload_bytes: s.length,
         })
         .collect())
+}
+
+/// [`list_sections`] of a file, walking its section headers with positioned reads (the payloads
+/// are not read), so a large file costs a few small reads.
+pub fn list_file_sections(path: &Path) -> Result<Vec<SectionInfo>, BlueprintError> {
+    let io =
+        |e: std::io::Error| BlueprintError::new(ErrorKind::Io(format!("cannot read {}: {e}", path.display())), None, 0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let file = std::fs::File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut heads = Vec::new();
+        frame(len, &mut |at, buf| file.read_exact_at(buf, at).map_err(io), Some(&mut heads))?;
+        Ok(heads
+            .iter()
+            .map(|s| SectionInfo {
+                tag: super::error::tag_name(s.tag),
+                offset: s.offset - SECTION_HEADER_LEN as u64,
+                payload_bytes: s.length,
+            })
+            .collect())
+    }
+    #[cfg(not(unix))]
+    list_sections(&std::fs::read(path).map_err(io)?)
 }

@@ -224,3 +224,76 @@ pub(super) fn parse_roads(
     }
     Ok(Some(RoadNetwork { roads }))
 }
+
+/// `DIAL` v1: `i32 count`, then per dial `u8 keyLength` · the key · `u8 type` · the value (a `u8`
+/// 0/1, an `i64` or an `f32`). The count is checked against the bytes left (every dial takes at
+/// least 4) and against [`MAX_DIALS`] before anything is allocated; keys are unique.
+pub(super) fn parse_dials(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Result<Option<DialRecord>, BlueprintError> {
+    let Some(_) = versioned(s, DIAL_VERSION, 2 + 4, warnings)? else {
+        return Ok(None);
+    };
+    let p = s.payload;
+    let mut at = 2;
+    let count = LE::read_i32(&p[at..]);
+    if count < 0 {
+        return Err(s.err_at(ErrorKind::NegativeCount { count }, at));
+    }
+    at += 4;
+    let short = |needed: u64| s.err(ErrorKind::PayloadTooShort { needed, found: s.length });
+    if count as u64 * 4 > (p.len() - at) as u64 {
+        return Err(short(at as u64 + count as u64 * 4));
+    }
+    if count as usize > MAX_DIALS {
+        let problem = format!("the record lists {count} dials, at most {MAX_DIALS}");
+        return Err(s.err_at(ErrorKind::InvalidDial { index: MAX_DIALS, problem }, 2));
+    }
+    let mut dials: Vec<(String, DialValue)> = Vec::with_capacity(count as usize);
+    for index in 0..count as usize {
+        let bad = |problem: String, off: usize| s.err_at(ErrorKind::InvalidDial { index, problem }, off);
+        if at >= p.len() {
+            return Err(short(at as u64 + 4));
+        }
+        let key_len = p[at] as usize;
+        if p.len() - at < 1 + key_len + 1 {
+            return Err(short((at + 1 + key_len + 1) as u64));
+        }
+        let key = &p[at + 1..at + 1 + key_len];
+        if !is_dial_key(key) {
+            return Err(bad(format!("key is not 1..={MAX_DIAL_KEY_LEN} of a-z 0-9 _ ."), at));
+        }
+        let key = std::str::from_utf8(key).expect("ASCII").to_string();
+        if dials.iter().any(|(k, _)| *k == key) {
+            return Err(bad(format!("key '{key}' appears twice"), at));
+        }
+        at += 1 + key_len;
+        let ty = p[at];
+        let len = match ty {
+            0 => 1,
+            1 => 8,
+            2 => 4,
+            _ => return Err(bad(format!("'{key}' has type {ty}, known types are 0 (bool), 1 (i64), 2 (f32)"), at)),
+        };
+        at += 1;
+        if p.len() - at < len {
+            return Err(short((at + len) as u64));
+        }
+        let value = match ty {
+            0 if p[at] <= 1 => DialValue::Bool(p[at] == 1),
+            0 => return Err(bad(format!("'{key}' is a bool of value {}, it must be 0 or 1", p[at]), at)),
+            1 => DialValue::Int(LE::read_i64(&p[at..])),
+            _ => {
+                let v = LE::read_f32(&p[at..]);
+                if !v.is_finite() {
+                    return Err(bad(format!("'{key}' is {v}, it must be finite"), at));
+                }
+                DialValue::Float(v)
+            }
+        };
+        at += len;
+        dials.push((key, value));
+    }
+    if at != p.len() {
+        return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
+    }
+    Ok(Some(DialRecord { dials }))
+}

@@ -1,0 +1,200 @@
+//! The forge's dials by name (SPEC §2 "Dials") and `isla diff`'s comparison (SPEC §9), on small
+//! islands: each test names the rule it protects.
+
+use isla::blueprint::{self, DialRecord, DialValue};
+use isla::diff::{SectionState, diff_files};
+use isla::forge::dials::{self, DIALS, DialsError};
+use isla::forge::{ErosionDials, ForgeDials};
+
+const SIZE: u32 = 192;
+
+fn out(name: &str) -> std::path::PathBuf {
+    let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-output/dials");
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// Forge `d` and write it to `name` under the test output.
+fn forge_to(d: &ForgeDials, name: &str) -> std::path::PathBuf {
+    let bp = isla::forge::forge(d, |_| {}).unwrap();
+    let path = out(name);
+    blueprint::write_file_atomic(&path, &bp).unwrap();
+    path
+}
+
+fn parse(text: &str) -> Result<ForgeDials, DialsError> {
+    dials::parse_toml("d.toml", text).map(|v| dials::build(&v))
+}
+
+/// The full default file (`isla forge --print-dials`) lists every dial once, each default inside
+/// its own range, and reads back to the defaults and to the same text.
+#[test]
+fn the_default_dials_file_round_trips() {
+    let d = ForgeDials::new(7, 256);
+    let text = dials::to_toml(&d);
+    let keys = text.lines().filter(|l| !l.starts_with('#') && l.contains(" = ")).count();
+    assert_eq!(keys, DIALS.len(), "{text}");
+    for dial in DIALS {
+        assert_eq!(dial.check(dial.default_value()), Ok(dial.default_value()), "{}", dial.key);
+    }
+    let back = parse(&text).unwrap();
+    assert_eq!(back, d);
+    assert_eq!(dials::to_toml(&back), text);
+    // An empty file is the defaults too, and so is a record's round trip.
+    assert_eq!(parse("").unwrap(), d);
+    let rec = dials::record(&d);
+    assert_eq!(dials::build(&dials::from_record("x.dat", &rec).unwrap()), d);
+}
+
+/// Dials off their defaults, every stage switched, survive the file and the record exactly.
+#[test]
+fn changed_dials_round_trip_through_the_file_and_the_record() {
+    let mut d = ForgeDials::new(-12, 512);
+    d.metres_per_pixel = 2.5;
+    d.shape.sea_level_m = 3.25;
+    d.shape.coast_shelf = false;
+    d.curve.knots[2] = 0.41;
+    d.detail = None;
+    d.erosion =
+        Some(ErosionDials { lifetime: 40, droplet_count: 1234, crater_feather: false, ..ErosionDials::new(512) });
+    d.rivers = None;
+    d.towns.max_towns = 9;
+    d.roads.as_mut().unwrap().turn_m = 0.1 + 0.2; // not a short decimal: the float must survive
+    let text = dials::to_toml(&d);
+    assert_eq!(parse(&text).unwrap(), d, "{text}");
+    let rec = dials::record(&d);
+    assert!(rec.get("rivers.enabled") == Some(DialValue::Bool(false)) && rec.get("rivers.trunks").is_none());
+    assert_eq!(dials::build(&dials::from_record("x.dat", &rec).unwrap()), d);
+    // Erosion's droplets default to one per eight pixels of the map the file is forged at.
+    let auto = parse("size = 1024\n[erosion]\nenabled = true\n").unwrap();
+    assert_eq!(auto.erosion.unwrap().droplet_count, ErosionDials::new(1024).droplet_count);
+}
+
+/// Each refusal is one line naming the file, the key and the allowed range or type.
+#[test]
+fn bad_dials_files_are_refused_naming_the_file_the_key_and_the_range() {
+    let cases: [(&str, &[&str]); 8] = [
+        ("[shape]\naxiz_x = 0.5\n", &["d.toml", "unknown key 'shape.axiz_x'"]),
+        ("[shapes]\naxis_x = 0.5\n", &["d.toml", "unknown table [shapes]"]),
+        ("colour = 3\n", &["d.toml", "unknown key 'colour'"]),
+        ("[shape]\naxis_x = 3.5\n", &["d.toml", "shape.axis_x = 3.5", "0.05..=1.0"]),
+        ("size = 20\n", &["d.toml", "size = 20", "32..=16384"]),
+        ("[shape]\naxis_x = \"wide\"\n", &["d.toml", "shape.axis_x must be a number in 0.05..=1.0, not a string"]),
+        ("[rivers]\ntrunks = 2.5\n", &["d.toml", "rivers.trunks must be a whole number in 0..=64, not a float"]),
+        ("[curve]\nknot_bench_start = 0.05\n", &["d.toml", "curve.knot_bench_start = 0.05", "must be above"]),
+    ];
+    for (text, wants) in cases {
+        let e = parse(text).expect_err(text).0;
+        assert!(!e.contains('\n'), "one line: {e}");
+        for w in wants {
+            assert!(e.contains(w), "{text:?}: {e:?} lacks {w:?}");
+        }
+    }
+    let e = parse("[shape\naxis_x = 1").unwrap_err().0;
+    assert!(e.starts_with("d.toml:1:") && !e.contains('\n'), "{e}");
+    // A record is checked as a file is: a key a newer forge wrote, a value out of range.
+    let rec = DialRecord { dials: vec![("shape.colour".into(), DialValue::Float(1.0))] };
+    assert!(dials::from_record("old.dat", &rec).unwrap_err().0.contains("old.dat: DIAL: unknown key 'shape.colour'"));
+    let rec = DialRecord { dials: vec![("crater.radius_frac".into(), DialValue::Float(0.5))] };
+    assert!(dials::from_record("old.dat", &rec).unwrap_err().0.contains("0.0..=0.2"));
+}
+
+/// A file against itself: every section equal, nothing changed, no dial differs.
+#[test]
+fn a_blueprint_diffed_against_itself_is_equal() {
+    let a = forge_to(&ForgeDials::new(7, SIZE), "self.dat");
+    let c = diff_files(&a, &a).unwrap();
+    let d = &c.diff;
+    assert!(d.equal);
+    assert!(d.sections.iter().all(|s| s.state == SectionState::Equal) && d.sections.iter().any(|s| s.tag == "DIAL"));
+    assert_eq!(d.heights.as_ref().unwrap().changed_pixels, 0);
+    let w = d.water.as_ref().unwrap();
+    assert!(
+        w.wet_gained == 0 && w.wet_lost == 0 && w.added.is_empty() && w.removed.is_empty() && w.relevelled.is_empty()
+    );
+    assert!(d.roads.is_empty() && d.roads.unchanged == d.roads.a_count && d.rivers.is_empty());
+    assert!(d.towns.added.is_empty() && d.towns.removed.is_empty());
+    assert_eq!(d.dials.as_deref(), Some(&[][..]));
+}
+
+/// Raising the sea drowns the coast: wet pixels gained (more than lost), the ground lower, and
+/// the one dial changed is the one `diff` names.
+#[test]
+fn sea_level_shows_in_diff_as_wet_pixels_gained() {
+    let a = forge_to(&ForgeDials::new(7, SIZE), "sea-0.dat");
+    let mut d = ForgeDials::new(7, SIZE);
+    d.shape.sea_level_m = 8.0;
+    let b = forge_to(&d, "sea-8.dat");
+    let c = diff_files(&a, &b).unwrap().diff;
+    assert!(!c.equal);
+    let w = c.water.as_ref().unwrap();
+    assert!(w.wet_gained > 10 * w.wet_lost.max(1), "gained {} lost {}", w.wet_gained, w.wet_lost);
+    assert!(c.heights.as_ref().unwrap().largest_fall_m > 1.0);
+    let changed = |t: &str| c.sections.iter().any(|s| s.tag == t && s.state == SectionState::Changed);
+    assert!(changed("HGTS") && changed("WBID") && changed("DIAL"));
+    let keys: Vec<&str> = c.dials.as_ref().unwrap().iter().map(|x| x.key.as_str()).collect();
+    assert_eq!(keys, ["shape.sea_level_m"]);
+}
+
+/// A lower planned grade re-routes the roads and nothing else: the same towns, ground and water,
+/// the roads' ends kept and their courses changed.
+#[test]
+fn road_grade_shows_in_diff_as_roads_rerouted() {
+    let a = forge_to(&ForgeDials::new(7, SIZE), "grade-default.dat");
+    let mut d = ForgeDials::new(7, SIZE);
+    let r = d.roads.as_mut().unwrap();
+    (r.highway_grade, r.road_grade) = (0.02, 0.03);
+    let b = forge_to(&d, "grade-low.dat");
+    let c = diff_files(&a, &b).unwrap().diff;
+    assert!(!c.equal);
+    assert_eq!(c.heights.as_ref().unwrap().changed_pixels, 0);
+    assert!(c.roads.added.is_empty() && c.roads.removed.is_empty(), "{:?}", c.roads);
+    assert!(c.roads.rerouted.len() * 2 >= c.roads.a_count, "{:?}", c.roads);
+    for s in &c.sections {
+        let expect = if s.tag == "ROAD" || s.tag == "DIAL" { SectionState::Changed } else { SectionState::Equal };
+        assert_eq!(s.state, expect, "{}", s.tag);
+    }
+    let keys: Vec<&str> = c.dials.as_ref().unwrap().iter().map(|x| x.key.as_str()).collect();
+    assert_eq!(keys, ["roads.highway_grade", "roads.road_grade"]);
+}
+
+proptest::proptest! {
+    /// Any float a dial accepts reads back from the file bit for bit (the file writes the
+    /// shortest decimal that names the f32; TOML reads it as an f64, narrowed once). The knots
+    /// and the shelf spans are left out: they are also checked against each other.
+    #[test]
+    fn any_float_dial_value_survives_the_file(bits in proptest::prelude::any::<u32>(), which in 0usize..1000) {
+        let together = |k: &str| k.starts_with("curve.knot") || k.starts_with("curve.shelf_span");
+        let floats: Vec<_> =
+            DIALS.iter().filter(|d| matches!(d.kind, dials::Kind::Float { .. }) && !together(d.key)).collect();
+        let dial = floats[which % floats.len()];
+        let dials::Kind::Float { lo, hi } = dial.kind else { unreachable!() };
+        let x = f32::from_bits(bits);
+        let v = if x.is_finite() { lo + (hi - lo) * (x.abs() / f32::MAX).sqrt().min(1.0) } else { lo };
+        let mut values = dials::Values::new();
+        dials::set_value(&mut values, "t", dial.key, DialValue::Float(v)).unwrap();
+        if dial.key.starts_with("erosion.") {
+            dials::set_value(&mut values, "t", "erosion.enabled", DialValue::Bool(true)).unwrap();
+        }
+        let d = dials::build(&values);
+        let back = parse(&dials::to_toml(&d)).unwrap();
+        proptest::prop_assert_eq!(dial.get(&back), Some(DialValue::Float(v)));
+    }
+}
+
+/// Dials built in code are held to the same table: the forge refuses one out of its range, or
+/// knots that do not rise, as bad dials before any stage runs.
+#[test]
+fn the_forge_refuses_dials_out_of_range_built_in_code() {
+    let mut d = ForgeDials::new(7, 64);
+    d.towns.max_towns = 500;
+    let e = isla::forge::forge(&d, |_| {}).unwrap_err();
+    assert!(
+        matches!(e, isla::forge::ForgeError::BadDials(_)) && e.to_string().contains("towns.max_towns = 500"),
+        "{e}"
+    );
+    let mut d = ForgeDials::new(7, 64);
+    d.curve.knots.swap(1, 2);
+    let e = isla::forge::forge(&d, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("curve.knot_bench_end"), "{e}");
+}
