@@ -82,7 +82,8 @@ fn worst(steps: &[Step], n: usize) -> Vec<Step> {
 /// steepest tier allows 12 %; the rest is the column grid against the centreline). Measured
 /// 2026-12-02: 13.2 % with the roads joined; 54 % without (at (344, 654)), 53 % at the city
 /// near (700, 475) and 46 % at the crossing near (339, 759). `small.dat` (16 m columns) still
-/// steps 32 % where its roads share a corridor (residue 23 m): not yet asserted (issue 27).
+/// steps 17.6 % at (74, 164) where its roads share a corridor (residue 25.9 m, 23 m before its
+/// re-forge with the rivers' shoulders of issue 27 item 4): not yet asserted (issue 27).
 #[test]
 fn no_step_along_the_carved_roads_is_steeper_than_fifteen_percent() {
     for name in ["default"] {
