@@ -1,11 +1,12 @@
 //! The water sheet (SPEC §4): a separate, upward-facing mesh per chunk.
 //!
 //! Per cell of four columns: drawn if **any** corner is wet; each wet corner at its own column's
-//! surface and each dry corner at the cell's **highest** wet surface (which carries the sheet under
-//! the shoreline so no dry gap shows along coasts). A body at one level is flat; a river whose
-//! columns step down is drawn through its corners' levels, so cells whose corners are all wet share
-//! their edges exactly and a sloped river has no steps or slits (at a bank, a dry corner shared by
-//! two cells can sit at two heights, under the bank's terrain). A sloped cell's normal follows its
+//! surface and each dry corner at its bank height, the highest wet surface among the dry column's
+//! 8 neighbours (the world's [`ChunkWater::bank_y_m`](crate::world::ChunkWater::bank_y_m)): at
+//! least the cell's highest, which carries the sheet under the shoreline so no dry gap shows along
+//! coasts, and one height for every cell that shares the corner. A body at one level is flat; a
+//! river whose columns step down is drawn through its corners' levels, so neighbouring cells share
+//! their edges exactly, at its banks too, and a sloped river has no steps or slits. A sloped cell's normal follows its
 //! slope; a flat one's points straight up. Coloured by the **deepest** wet corner's true depth
 //! through a smoothstep ramp from shallow teal to deep navy that bottoms out at [`RAMP_DEPTH_M`].
 //! Sheets of neighbouring chunks never overlap, so translucent water never stacks alpha.
@@ -112,7 +113,11 @@ pub fn mesh_water_styled(chunk: &ChunkData, highlight_seam: bool, out: &mut Wate
             }
             let colour = if highlight_seam && seam { SEAM_HIGHLIGHT } else { water_colour(deepest) };
             let base = out.positions.len() as u32;
-            let ys = level.map(|l| l.unwrap_or(top));
+            let ys = std::array::from_fn(|k| {
+                let (x, z) = corners[k];
+                let bank = water.bank_y_m[ChunkData::column_index(x, z)];
+                level[k].unwrap_or(if bank.is_finite() { bank } else { top })
+            });
             let normal = cell_normal(ys, chunk.column_m, chunk.column_m);
             for (k, &(x, z)) in corners.iter().enumerate() {
                 let wx = (chunk.origin_px.0 + x as i64) as f32 * chunk.column_m;

@@ -13,7 +13,7 @@ use super::{WorldLayout, WorldSource};
 use crate::blueprint::Biome;
 
 /// Resident-memory budget of a meshed chunk, per column it owns: columns (surface, gradient,
-/// biome: 13 B for each of the 33² padded samples), water (24 B per padded sample when any column
+/// biome: 13 B for each of the 33² padded samples), water (28 B per padded sample when any column
 /// is wet) and bookkeeping, rounded up. Checked by the streaming test.
 pub const RESIDENT_BYTES_PER_COLUMN: usize = 48;
 
@@ -33,6 +33,10 @@ pub struct SectionData {
 pub struct ChunkWater {
     /// `PADDED²` columns, `None` where dry.
     pub columns: Vec<Option<WaterColumn>>,
+    /// `PADDED²` bank heights (m): at a dry column, the highest water surface among its 8
+    /// neighbours (read across the chunk's border too), where a water cell's corner on it stands
+    /// (SPEC §4); −∞ at a wet column and at a dry one with no wet neighbour.
+    pub bank_y_m: Vec<f32>,
     /// Wet columns the chunk owns (padding and pixels outside the map excluded).
     pub wet_columns: u32,
     pub seam_columns: u32,
@@ -90,7 +94,10 @@ impl ChunkData {
     pub fn resident_bytes(&self) -> usize {
         let cols = self.surface_y_m.len() * 4 + self.gradient.len() * 8 + self.biome.len();
         let secs: usize = self.sections.iter().map(|s| s.density.len() * 4 + s.material.len()).sum();
-        let water = self.water.as_ref().map_or(0, |w| w.columns.len() * std::mem::size_of::<Option<WaterColumn>>());
+        let water = self
+            .water
+            .as_ref()
+            .map_or(0, |w| w.columns.len() * std::mem::size_of::<Option<WaterColumn>>() + w.bank_y_m.len() * 4);
         cols + secs + water + std::mem::size_of::<Self>()
     }
 }
@@ -173,20 +180,30 @@ fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
     bp.water.as_ref()?;
     let n = bp.map_size as i64;
     let top = src.layout.top_m();
+    // The padded columns and a ring of one more on every side, for the banks' neighbours.
+    const RING: usize = PADDED + 2;
+    let mut ring = vec![None; RING * RING];
+    for rx in 0..RING {
+        for rz in 0..RING {
+            let (px, py) = (origin.0 + rx as i64 - 1, origin.1 + rz as i64 - 1);
+            if (0..n).contains(&px) && (0..n).contains(&py) {
+                ring[rx * RING + rz] = src.water_at(px as u32, py as u32, top);
+            }
+        }
+    }
     let mut columns = vec![None; PADDED * PADDED];
+    let mut bank_y_m = vec![f32::NEG_INFINITY; PADDED * PADDED];
     let (mut wet, mut seam, mut max_depth) = (0u32, 0u32, 0f32);
     let mut range = [f32::MAX, f32::MIN];
     let mut any = false;
     for cx in 0..PADDED {
         for cz in 0..PADDED {
-            let (px, py) = (origin.0 + cx as i64, origin.1 + cz as i64);
-            if px >= n || py >= n {
-                continue;
-            }
-            let Some(c) = src.water_at(px as u32, py as u32, top) else {
+            let i = ChunkData::column_index(cx, cz);
+            let Some(c) = ring[(cx + 1) * RING + cz + 1] else {
+                bank_y_m[i] = bank_level(&ring, RING, cx + 1, cz + 1);
                 continue;
             };
-            columns[ChunkData::column_index(cx, cz)] = Some(c);
+            columns[i] = Some(c);
             any = true;
             if cx < CHUNK_COLUMNS as usize && cz < CHUNK_COLUMNS as usize {
                 wet += 1;
@@ -198,9 +215,25 @@ fn build_water(src: &WorldSource, origin: (i64, i64)) -> Option<ChunkWater> {
     }
     any.then_some(ChunkWater {
         columns,
+        bank_y_m,
         wet_columns: wet,
         seam_columns: seam,
         max_depth_m: max_depth,
         surface_y_range_m: if wet > 0 { range } else { [0.0, 0.0] },
     })
+}
+
+/// The highest water surface (m) among the 8 neighbours of sample `(x, z)` of a `side`² grid
+/// (−∞ when none is wet). Every cell with a corner on a dry column has its other corners among
+/// these neighbours, so each cell that shares the corner puts it at this one height.
+fn bank_level(grid: &[Option<WaterColumn>], side: usize, x: usize, z: usize) -> f32 {
+    let mut top = f32::NEG_INFINITY;
+    for nx in x - 1..=x + 1 {
+        for nz in z - 1..=z + 1 {
+            if let Some(c) = grid[nx * side + nz] {
+                top = top.max(c.water_surface_y_m);
+            }
+        }
+    }
+    top
 }

@@ -10,10 +10,12 @@
 //!   the road, so a road never runs below a river or lake next to it.
 //! - **Cross-section.** A column within the tier's half-width of the nearest road centreline
 //!   stands at the roadbed there (flat across the road); the shoulder beyond blends back into the
-//!   terrain with a smoothstep; wet columns and bridge spans are not carved, and no carved column
-//!   ends below the water in its 8 neighbours.
+//!   terrain with a smoothstep, as wide as the fill or cut at the road's edge needs to stay
+//!   within [`EMBANKMENT_SLOPE`]; outside every roadway a column takes the highest fill and the
+//!   deepest cut of the segments that reach it; wet columns and bridge spans are not carved, and
+//!   no carved column ends below the water in its 8 neighbours.
 //! - **Culling.** Each road segment is listed in the chunks its box, grown by the widest
-//!   half-width + shoulder, touches; a column only looks at its chunk's segments.
+//!   half-width + [`MAX_SHOULDER_M`], touches; a column only looks at its chunk's segments.
 
 use super::layout::{CHUNK_COLUMNS, FLOOR_Y_M};
 use crate::blueprint::{Blueprint, Road, RoadTier, Town, TownTier};
@@ -31,6 +33,22 @@ pub fn shoulder_m(tier: RoadTier) -> f32 {
         RoadTier::Road => 7.0,
     }
 }
+/// The steepest a road's embankment or cutting may stand (rise over run): where the roadbed lies
+/// far above or below the terrain at the road's edge, the shoulder widens so its smoothstep (whose
+/// steepest slope is 1.5 × the height over the width) climbs no steeper, up to
+/// [`MAX_SHOULDER_M`]. A tall fill then reads as a slope under the road's edge instead of a wall
+/// of one-column teeth.
+pub const EMBANKMENT_SLOPE: f32 = 1.0;
+/// The widest a shoulder grows (m).
+pub const MAX_SHOULDER_M: f32 = 48.0;
+
+/// The shoulder (m) of a `tier` road whose roadbed stands `fill_m` above (or, negative, below)
+/// the terrain at its edge: [`shoulder_m`], widened to keep the embankment within
+/// [`EMBANKMENT_SLOPE`], at most [`MAX_SHOULDER_M`].
+pub fn embankment_shoulder_m(tier: RoadTier, fill_m: f32) -> f32 {
+    (1.5 * fill_m.abs() / EMBANKMENT_SLOPE).clamp(shoulder_m(tier), MAX_SHOULDER_M)
+}
+
 /// A bridge deck's roadbed stands at least this far above the water it spans (m).
 pub const BRIDGE_CLEARANCE_M: f32 = 1.5;
 /// The roadbed never drops below this far above sea (m): the seam rule compares the carved
@@ -99,6 +117,17 @@ pub struct RoadCarve {
     pub joins: super::joins::JoinStats,
     /// The towns' squares, each at one height, the roads into a town ramped to it.
     pub squares: Vec<Square>,
+}
+
+/// Where a road's segment is nearest a column: the road, the distance (pixels), the foot point
+/// (pixel coordinates), the roadbed there (m) and whether the segment is a bridge's.
+#[derive(Debug, Clone, Copy)]
+struct Foot {
+    road: u32,
+    d_px: f32,
+    at: [f32; 2],
+    bed_m: f32,
+    on_bridge: bool,
 }
 
 /// The column answer: the carved surface (m) and the tier of a road on the column, if any.
@@ -248,8 +277,7 @@ fn carve_road(bp: &Blueprint, r: &Road, sea_m: f32, river_from: u16) -> CarvedRo
 fn cull_segments(roads: &[CarvedRoad], per_side: usize, mpp: f32) -> Vec<Vec<(u32, u32)>> {
     let chunk = CHUNK_COLUMNS as usize;
     let mut cull = vec![Vec::new(); per_side * per_side];
-    let margin_px =
-        roads.iter().map(|r| road_width_m(r.tier) / 2.0 + shoulder_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
+    let margin_px = roads.iter().map(|r| road_width_m(r.tier) / 2.0 + MAX_SHOULDER_M).fold(0.0, f32::max) / mpp + 1.0;
     for (ri, r) in roads.iter().enumerate() {
         for si in 0..r.points.len().saturating_sub(1) {
             let (a, b) = (r.points[si], r.points[si + 1]);
@@ -357,7 +385,7 @@ impl RoadCarve {
                     for dy in 0..c {
                         let (x, y) = (cx * c + dx, cy * c + dy);
                         if x < n && y < n && !wet(x, y) {
-                            let mut cell = self.carve_column(x, y, super::column::terrain_y_m(bp, x, y));
+                            let mut cell = self.carve_column(bp, x, y, super::column::terrain_y_m(bp, x, y));
                             // A carved column never ends below the water beside it (a shoulder
                             // blending into terrain that lies under a river's level next to it).
                             if let Some(c) = cell.as_mut() {
@@ -419,13 +447,13 @@ impl RoadCarve {
 
     /// The carve of a column: a town's square (flat inside, blending out over its shoulder),
     /// else the road nearest it.
-    fn carve_column(&self, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
+    fn carve_column(&self, bp: &Blueprint, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
         let q = [px as f32 + 0.5, py as f32 + 0.5];
         let square = self.squares.iter().map(|s| (s.outside_px(q) * self.mpp, s)).min_by(|a, b| a.0.total_cmp(&b.0));
         if let Some((0.0, s)) = square {
             return Some(Carve { surface_m: s.height_m.max(FLOOR_Y_M), road: Some(s.paving) });
         }
-        let road = self.carve_road_column(px, py, terrain_m);
+        let road = self.carve_road_column(bp, px, py, terrain_m);
         match (road, square) {
             (Some(c), _) => Some(c),
             (None, Some((d, s))) if d < SQUARE_SHOULDER_M => {
@@ -437,50 +465,77 @@ impl RoadCarve {
         }
     }
 
-    /// The carve a road gives a column: flat at its roadbed within the half-width, blending out
-    /// over the shoulder.
-    fn carve_road_column(&self, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
+    /// The carve the roads give a column: flat at the nearest road's roadbed within its
+    /// half-width; outside every roadway, each road segment's shoulder blends from its roadbed
+    /// back to the terrain over a width its fill or cut at the edge needs
+    /// ([`embankment_shoulder_m`]), and the column takes the highest fill and the deepest cut of
+    /// the segments that reach it (a maximum and a minimum of continuous blends: no step where two
+    /// roads' shoulders, or a hairpin's two legs', meet).
+    fn carve_road_column(&self, bp: &Blueprint, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
         if self.roads.is_empty() {
             return None;
         }
         let k = self.chunk_of(px, py)?;
         // Column centre in pixel coordinates.
-        let (qx, qy) = (px as f32 + 0.5, py as f32 + 0.5);
-        let mut best: Option<(f32, u32, u32, f32)> = None; // (distance px, road, segment, t)
-        for &(ri, si) in &self.cull[k] {
-            let r = &self.roads[ri as usize];
-            let (a, b) = (r.points[si as usize], r.points[si as usize + 1]);
-            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-            let len2 = dx * dx + dy * dy;
-            let t = if len2 > 0.0 { (((qx - a[0]) * dx + (qy - a[1]) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
-            let d = (qx - a[0] - dx * t).hypot(qy - a[1] - dy * t);
-            if best.is_none_or(|(bd, _, _, _)| d < bd) {
-                best = Some((d, ri, si, t));
-            }
-        }
-        let (d, ri, si, t) = best?;
-        let r = &self.roads[ri as usize];
-        let (i, j) = (si as usize, si as usize + 1);
-        if r.bridge[i] && r.bridge[j] {
+        let q = [px as f32 + 0.5, py as f32 + 0.5];
+        // Every segment in the chunk's list where it is nearest the column.
+        let feet: Vec<Foot> = self.cull[k].iter().map(|&(ri, si)| self.foot(ri, si, q)).collect();
+        let first = *feet.iter().min_by(|a, b| a.d_px.total_cmp(&b.d_px))?;
+        let r = &self.roads[first.road as usize];
+        if first.on_bridge {
             return None; // under a bridge the terrain (and the river) stay as they are
         }
-        let d_m = d * self.mpp;
+        let d_m = first.d_px * self.mpp;
         let half = road_width_m(r.tier) / 2.0;
-        let reach = half + shoulder_m(r.tier);
         // The road's material reaches at least 0.75 px so a line of columns stays unbroken on
         // coarse maps.
-        let paint = half.max(0.75 * self.mpp);
-        if d_m > reach.max(paint) {
+        let paint = (d_m <= half.max(0.75 * self.mpp)).then_some(r.tier);
+        if d_m <= half {
+            return Some(Carve { surface_m: first.bed_m.max(FLOOR_Y_M), road: paint });
+        }
+        let (mut fill, mut cut, mut reached) = (0f32, 0f32, paint.is_some());
+        for f in feet.iter().filter(|f| !f.on_bridge) {
+            let Some(c) = self.shoulder_m(bp, f, q, terrain_m) else { continue };
+            (fill, cut, reached) = (fill.max(c - terrain_m), cut.min(c - terrain_m), true);
+        }
+        reached.then(|| Carve { surface_m: (terrain_m + fill + cut).max(FLOOR_Y_M), road: paint })
+    }
+
+    /// Where segment `si` of road `ri` is nearest the point `q` (pixel coordinates).
+    fn foot(&self, ri: u32, si: u32, q: [f32; 2]) -> Foot {
+        let r = &self.roads[ri as usize];
+        let (i, j) = (si as usize, si as usize + 1);
+        let (a, b) = (r.points[i], r.points[j]);
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 { (((q[0] - a[0]) * dx + (q[1] - a[1]) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        let at = [a[0] + dx * t, a[1] + dy * t];
+        Foot {
+            road: ri,
+            d_px: (q[0] - at[0]).hypot(q[1] - at[1]),
+            at,
+            bed_m: r.bed_m[i] + (r.bed_m[j] - r.bed_m[i]) * t,
+            on_bridge: r.bridge[i] && r.bridge[j],
+        }
+    }
+
+    /// A road's shoulder at a column outside its roadway whose terrain is `terrain_m`: the
+    /// smoothstep from the roadbed back to the terrain, as wide as the fill or cut at the road's
+    /// edge on the column's side needs; `None` beyond it.
+    fn shoulder_m(&self, bp: &Blueprint, f: &Foot, q: [f32; 2], terrain_m: f32) -> Option<f32> {
+        let tier = self.roads[f.road as usize].tier;
+        let half = road_width_m(tier) / 2.0;
+        let d_m = f.d_px * self.mpp;
+        if d_m > half + MAX_SHOULDER_M {
             return None;
         }
-        let bed = r.bed_m[i] + (r.bed_m[j] - r.bed_m[i]) * t;
-        let surface = if d_m <= half {
-            bed
-        } else {
-            let f = ((d_m - half) / (reach - half)).clamp(0.0, 1.0);
-            let f = f * f * (3.0 - 2.0 * f);
-            bed + (terrain_m - bed) * f
-        };
-        Some(Carve { surface_m: surface.max(FLOOR_Y_M), road: (d_m <= paint).then_some(r.tier) })
+        let to_edge = half / self.mpp / f.d_px.max(1e-6);
+        let edge = [f.at[0] + (q[0] - f.at[0]) * to_edge, f.at[1] + (q[1] - f.at[1]) * to_edge];
+        let width = embankment_shoulder_m(tier, f.bed_m - bilinear(bp, edge[0], edge[1]));
+        if d_m > half + width {
+            return None;
+        }
+        let x = ((d_m - half) / width).clamp(0.0, 1.0);
+        Some(f.bed_m + (terrain_m - f.bed_m) * x * x * (3.0 - 2.0 * x))
     }
 }

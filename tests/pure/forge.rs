@@ -540,3 +540,55 @@ fn islets_are_domes_and_stacks_with_beaches_not_flat_tops() {
     assert_eq!(with_beach, islets.len(), "every islet has a beach");
     assert!(domes > 0 && stacks > 0, "domes {domes}, stacks {stacks}");
 }
+
+/// How far the rivers lowered the terrain outside every channel — the shoulders — on `on` against
+/// the same island with rivers off: the deepest cut (m) and where. A column is in a channel
+/// within the half-width of any course point (`RIVR` widths), in a shoulder within twice it.
+fn deepest_shoulder_cut(on: &blueprint::Blueprint, off: &blueprint::Blueprint) -> (f32, [usize; 2]) {
+    let n = on.n();
+    let mpp = on.params.metres_per_pixel;
+    let (mut channel, mut shoulder) = (vec![false; n * n], vec![false; n * n]);
+    for p in on.rivers.as_ref().expect("rivers").rivers.iter().flat_map(|r| &r.course) {
+        let hw = p.width_m / 2.0 / mpp;
+        let reach = (2.0 * hw).ceil() as i64 + 1;
+        let (cx, cy) = (p.x as i64, p.y as i64);
+        for x in (cx - reach).max(0)..=(cx + reach).min(n as i64 - 1) {
+            for y in (cy - reach).max(0)..=(cy + reach).min(n as i64 - 1) {
+                let d = (x as f32 - p.x).hypot(y as f32 - p.y);
+                let i = x as usize * n + y as usize;
+                channel[i] |= d <= hw;
+                shoulder[i] |= d <= 2.0 * hw;
+            }
+        }
+    }
+    let mut worst = (0f32, [0, 0]);
+    for i in (0..n * n).filter(|&i| shoulder[i] && !channel[i]) {
+        let cut = (off.heights_raw[i] - on.heights_raw[i]) * on.params.metres_per_raw;
+        if cut > worst.0 {
+            worst = (cut, [i / n, i % n]);
+        }
+    }
+    worst
+}
+
+/// Issue 27 item 4: a river's shoulder never cuts a terrace riser back by more than the channel
+/// needs — outside the channel no column is lowered by more than the deepest channel the dials
+/// make, 7 m (`(1 + 3 × 2) m` × `depthScale`), so a river falling down a riser cuts a steep chute,
+/// not a notch. On the default island and on `small.dat`'s recipe (256², 16 m columns). Measured
+/// 2026-12-02: 6.4 m and 4.8 m; with the shoulder blending to the rim whatever it cuts (before),
+/// 19.3 m at (376, 653) and 46.3 m at (87, 103).
+#[test]
+fn a_river_shoulder_cuts_no_deeper_than_its_channel() {
+    let deepest_channel_m = (1.0 + 3.0 * 2.0) * forge::rivers::RiverDials::default().depth_scale;
+    for (size, mpp) in [(1024u32, 4.0f32), (256, 16.0)] {
+        let mut dials = ForgeDials::new(ISLAND_1024_SEED, size);
+        dials.metres_per_pixel = mpp;
+        let on =
+            if size == 1024 { forged(ISLAND_1024_SEED, size).blueprint.clone() } else { forged_with(&dials).blueprint };
+        dials.rivers = None;
+        let off = forge::forge(&dials, |_| {}).unwrap();
+        let (cut, at) = deepest_shoulder_cut(&on, &off);
+        eprintln!("{size}²: the deepest shoulder cut is {cut:.2} m at {at:?}");
+        assert!(cut <= deepest_channel_m, "{size}²: a shoulder cuts {cut:.2} m at {at:?}");
+    }
+}

@@ -254,6 +254,7 @@ fn water_sheet_rules() {
     cols[ChunkData::column_index(1, 1)] = wet(12.0, 70.0);
     chunk.water = Some(ChunkWater {
         columns: cols,
+        bank_y_m: vec![f32::NEG_INFINITY; PADDED * PADDED],
         wet_columns: 2,
         seam_columns: 0,
         max_depth_m: 70.0,
@@ -1185,6 +1186,33 @@ fn a_sloped_river_sheet_has_no_gap_seen_from_above() {
             assert!(ray_hits(&m.water, wx, wz), "the coarse sheet has a hole at column ({x}, {z})");
         }
     }
+}
+
+/// SPEC §4: a dry corner takes one height, the highest water among its column's 8 neighbours,
+/// whichever cell draws it, so at a sloped river's banks no two cells put a shared corner at two
+/// heights (a sliver under the bank), within a chunk and across the chunks' borders (the river
+/// crosses both the X and the Z border of the 32-column chunks).
+#[test]
+fn a_dry_bank_corner_has_one_height_in_every_cell() {
+    let src = WorldSource::new(Arc::new(sloped_river()));
+    let col = src.layout.column_m;
+    let mut heights: std::collections::HashMap<(i64, i64), f32> = Default::default();
+    let mut banks = 0;
+    for (cx, cz) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let chunk = build_chunk(&src, ChunkCoord::new(cx, cz));
+        let mut m = WaterMesh::default();
+        mesh_water(&chunk, &mut m);
+        for p in &m.positions {
+            let key = ((p[0] / col).round() as i64, (p[2] / col).round() as i64);
+            let (x, z) = (key.0 as u32, key.1 as u32);
+            let known = *heights.entry(key).or_insert(p[1]);
+            if src.water_at(x.min(N - 1), z.min(N - 1), src.layout.top_m()).is_none() && known == p[1] {
+                banks += 1;
+            }
+            assert_eq!(known, p[1], "the sheet's corner at column {key:?} stands at two heights");
+        }
+    }
+    assert!(banks > 200, "{banks} bank corners seen");
 }
 
 fn default_source() -> &'static WorldSource {

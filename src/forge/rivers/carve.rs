@@ -172,7 +172,9 @@ fn consistent(st: &Stage<'_>, ids: &[u16], cells: &[usize], bed: &[f32], surface
 }
 
 /// Stamp one river into the render map and claim its channel pixels: a parabola from the bed to
-/// the rim inside the half-width, a smoothstep shoulder back to the terrain out to twice it.
+/// the rim inside the half-width, a smoothstep shoulder back to the terrain out to twice it that
+/// never lowers a column by more than the channel's rim-to-bed depth, tapered by the same
+/// smoothstep (so a river falling down a riser cuts a chute, not a notch).
 pub(super) fn carve(
     st: &Stage<'_>,
     render: &mut [f32],
@@ -210,7 +212,11 @@ pub(super) fn carve(
                 } else {
                     let f = (r - hw) / hw;
                     let f = f * f * (3.0 - 2.0 * f);
-                    rim + (old - rim) * f
+                    // Never lower than the channel itself needs: at most its rim-to-bed depth,
+                    // tapered by the same smoothstep. On flat ground the blend is shallower than
+                    // that; on a riser it would cut the riser back into a notch, so the shoulder
+                    // stops and the channel falls down the riser as a steep chute.
+                    (rim + (old - rim) * f).max(old - (rim - c.bed[i]) * (1.0 - f))
                 };
                 // Never below the bed of this point (which is above sea + margin).
                 let target = target.max(c.bed[i]);

@@ -16,8 +16,9 @@
 //!    above sea ("lowground": it meanders through low ground). Tributaries branch off the upland
 //!    stems down to [`RiverDials::tributary_min_area`]. Stems and routes keep clear of the towns'
 //!    grounds and the crater core.
-//! 3. **Carve** each course in plan order: a parabolic channel with a smoothstep shoulder, width
-//!    and depth growing with the drained area; the bed follows the routing surface (so a pit on
+//! 3. **Carve** each course in plan order: a parabolic channel with a smoothstep shoulder (which
+//!    never lowers a column by more than the channel's own depth, so a riser is not cut back),
+//!    width and depth growing with the drained area; the bed follows the routing surface (so a pit on
 //!    the way stays as a pool instead of a canyon being cut through its rim), is monotone
 //!    non-increasing toward the mouth and held at or above sea + [`RiverDials::sea_margin_m`]
 //!    (and above what the river flows into). Water and below-sea pixels are read-only; the crater
