@@ -4,4 +4,5 @@
 
 mod app;
 mod common;
+mod far_field;
 mod screenshots;
