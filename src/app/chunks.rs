@@ -5,6 +5,7 @@
 
 use super::IslandWorld;
 use super::server::{Lod, LodNode, NodeBuffers, NodeIndex, ServerSet, StaleNodes, WorldStats};
+use crate::mesh::far_field::TileTexture;
 use crate::mesh::lod::LodMesh;
 use crate::mesh::{TerrainMesh, WaterMesh};
 use crate::world::lod::LodRanges;
@@ -53,10 +54,25 @@ pub struct LodExt {
     /// Snow: linear colour, w the snow line (m; far above any terrain without snow).
     #[uniform(100)]
     pub snow: Vec4,
+    /// A coarse tile's far-field texture grid (`mesh::far_field`): x, z of texel (0, 0) and the
+    /// spacing (m), w texels a side; all 0 without textures (level 0).
+    #[uniform(100)]
+    pub own_grid: Vec4,
+    /// The parent texture's grid, likewise.
+    #[uniform(100)]
+    pub parent_grid: Vec4,
+    #[texture(101)]
+    #[sampler(102)]
+    pub own_colour: Option<Handle<Image>>,
+    #[texture(103)]
+    pub own_normal: Option<Handle<Image>>,
+    #[texture(104)]
+    pub parent_colour: Option<Handle<Image>>,
+    #[texture(105)]
+    pub parent_normal: Option<Handle<Image>>,
 }
 
-/// Sand covers the ground from the waterline up to this height above it (before noise).
-pub const SAND_BAND_M: f32 = 2.5;
+pub use crate::mesh::far_field::SAND_BAND_M;
 
 impl LodExt {
     /// A level's extension with the sky's hemispheric ambient.
@@ -80,6 +96,12 @@ impl LodExt {
             sand: Vec4::from(material_colour(Material::Sand as u8)),
             rock: Vec4::from(material_colour(Material::Rock as u8)),
             snow: Vec3::from_slice(&material_colour(Material::Snow as u8)[..3]).extend(snow_line_m.unwrap_or(1.0e9)),
+            own_grid: Vec4::ZERO,
+            parent_grid: Vec4::ZERO,
+            own_colour: None,
+            own_normal: None,
+            parent_colour: None,
+            parent_normal: None,
         }
     }
 }
@@ -150,11 +172,13 @@ pub fn level_tint(level: u8, on: bool) -> Vec4 {
 #[derive(Component, Debug, Clone, Copy)]
 pub struct ChunkWaterSheet;
 
-/// Bytes of a node's GPU buffers (vertex and index data): terrain, and water.
+/// Bytes of a node's GPU buffers (vertex and index data): terrain, and water; and of its
+/// far-field textures.
 #[derive(Component, Debug, Clone, Copy)]
 pub struct NodeGpuBytes {
     pub terrain: u64,
     pub water: u64,
+    pub textures: u64,
 }
 
 /// Materials shared by every node.
@@ -257,6 +281,7 @@ fn count_gpu_bytes(
     mut stats: ResMut<WorldStats>,
 ) {
     let mut per_level = vec![(0u32, 0u64, 0u64); lod.0.top_level as usize + 1];
+    let mut textures = vec![0u64; lod.0.top_level as usize + 1];
     for (e, node, bytes) in &nodes {
         if index.0.get(&node.id) != Some(&e) && stale.0.get(&node.id) != Some(&e) {
             continue;
@@ -265,26 +290,37 @@ fn count_gpu_bytes(
         g.0 += 1;
         g.1 += bytes.map_or(0, |b| b.terrain);
         g.2 += bytes.map_or(0, |b| b.water);
+        textures[node.id.level as usize] += bytes.map_or(0, |b| b.textures);
     }
     stats.gpu_bytes = per_level.iter().map(|l| l.1 + l.2).sum();
     stats.gpu_bytes_per_level = per_level;
+    stats.texture_bytes = textures.iter().sum();
+    stats.texture_bytes_per_level = textures;
 }
 
 /// The morph bands follow the level-of-detail switch (a suite's views may turn it off and on).
 fn follow_lod_switch(
     settings: Res<super::settings::StreamSettings>,
-    mats: Res<ChunkMaterials>,
     lod: Res<Lod>,
     mut materials: ResMut<Assets<LodMaterial>>,
 ) {
-    for (l, h) in mats.levels.iter().enumerate() {
-        let morph = morph_uniform(&lod.0.ranges, l as u8, settings.lod);
-        if materials.get(h).is_some_and(|m| m.extension.morph != morph)
-            && let Some(mut m) = materials.get_mut(h)
-        {
-            m.extension.morph = morph;
+    // The levels' shared materials and every coarse tile's own (the level is `morph.z`).
+    let stale: Vec<_> = materials
+        .iter()
+        .filter(|(_, m)| m.extension.morph != morph_of(&lod.0.ranges, m.extension.morph, settings.lod))
+        .map(|(id, _)| id)
+        .collect();
+    for id in stale {
+        if let Some(mut m) = materials.get_mut(id) {
+            m.extension.morph = morph_of(&lod.0.ranges, m.extension.morph, settings.lod);
         }
     }
+}
+
+/// The morph uniform `current` (of level `current.z`, textured when `current.w` is 1) should
+/// have with the level-of-detail switch at `lod`.
+fn morph_of(ranges: &LodRanges, current: Vec4, lod: bool) -> Vec4 {
+    morph_uniform(ranges, current.z as u8, lod).with_w(current.w)
 }
 
 fn to_mesh(positions: Vec<[f32; 3]>, normals: Vec<[f32; 3]>, colors: Vec<[f32; 4]>, indices: Vec<u32>) -> Mesh {
@@ -339,16 +375,37 @@ fn casts_shadow(ranges: &LodRanges, level: u8) -> bool {
     level == 0 || ranges.range_m(level - 1) < super::scene::SHADOW_MAX_DISTANCE_M
 }
 
+/// A far-field texture as an image: RGBA8 (sRGB for colour), linear filtering, clamped.
+fn tile_image(side: u32, texels: &[[u8; 4]], srgb: bool) -> Image {
+    use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+    let format = if srgb { TextureFormat::Rgba8UnormSrgb } else { TextureFormat::Rgba8Unorm };
+    let size = Extent3d { width: side, height: side, depth_or_array_layers: 1 };
+    let mut image = Image::new(size, TextureDimension::D2, texels.concat(), format, RenderAssetUsages::RENDER_WORLD);
+    image.sampler = bevy::image::ImageSampler::linear();
+    image
+}
+
+/// The grid uniform of a far-field texture (`LodExt::own_grid`).
+fn grid_uniform(t: &TileTexture, column_m: f32) -> Vec4 {
+    let s = column_m;
+    Vec4::new(t.origin[0] as f32 * s, t.origin[1] as f32 * s, t.spacing as f32 * s, t.side as f32)
+}
+
 fn upload_node_meshes(
     mut commands: Commands,
     mut fresh: Query<(Entity, &LodNode, &mut NodeBuffers), Added<NodeBuffers>>,
     mats: Res<ChunkMaterials>,
     lod: Res<Lod>,
+    world: Res<IslandWorld>,
     mut meshes: ResMut<Assets<Mesh>>,
+    mut images: ResMut<Assets<Image>>,
+    mut lod_materials: ResMut<Assets<LodMaterial>>,
 ) {
+    let column_m = world.source.layout.column_m;
     for (e, node, mut buffers) in &mut fresh {
-        let LodMesh { terrain, morph, morph_colors, water } = std::mem::take(&mut buffers.0);
-        let mut bytes = NodeGpuBytes { terrain: (terrain.byte_size() + morph.len() * 32) as u64, water: 0 };
+        let LodMesh { terrain, morph, morph_colors, water, textures } = std::mem::take(&mut buffers.0);
+        let mut bytes =
+            NodeGpuBytes { terrain: (terrain.byte_size() + morph.len() * 32) as u64, water: 0, textures: 0 };
         let mut ec = commands.entity(e);
         ec.remove::<NodeBuffers>();
         if !terrain.is_empty() {
@@ -357,7 +414,24 @@ fn upload_node_meshes(
                 .with_inserted_attribute(ATTRIBUTE_LOD_MORPH, morph)
                 .with_inserted_attribute(ATTRIBUTE_LOD_MORPH_COLOR, morph_colors);
             let level = (node.id.level as usize).min(mats.levels.len() - 1);
-            ec.insert((Mesh3d(meshes.add(mesh)), MeshMaterial3d(mats.levels[level].clone())));
+            // A coarse tile draws with its own material: the level's, with its textures.
+            let material = match (textures, lod_materials.get(&mats.levels[level]).cloned()) {
+                (Some(t), Some(mut m)) => {
+                    let [own, parent] = *t;
+                    bytes.textures = (own.byte_size() + parent.byte_size()) as u64;
+                    let ext = &mut m.extension;
+                    ext.morph.w = 1.0;
+                    ext.own_grid = grid_uniform(&own, column_m);
+                    ext.parent_grid = grid_uniform(&parent, column_m);
+                    ext.own_colour = Some(images.add(tile_image(own.side, &own.colour, true)));
+                    ext.own_normal = Some(images.add(tile_image(own.side, &own.normal, false)));
+                    ext.parent_colour = Some(images.add(tile_image(parent.side, &parent.colour, true)));
+                    ext.parent_normal = Some(images.add(tile_image(parent.side, &parent.normal, false)));
+                    lod_materials.add(m)
+                }
+                _ => mats.levels[level].clone(),
+            };
+            ec.insert((Mesh3d(meshes.add(mesh)), MeshMaterial3d(material)));
             if !casts_shadow(&lod.0.ranges, node.id.level) {
                 ec.insert(NotShadowCaster);
             }

@@ -69,15 +69,22 @@ fn apply_toggles(
         w.default_color = Color::BLACK;
     }
     // Debug shading shows the colours as they are: unlit. The LOD view tints each level.
-    let Some(cm) = chunk_materials else { return };
+    // Every terrain material: the levels' shared ones and each coarse tile's own (its level is
+    // `morph.z`).
+    if chunk_materials.is_none() {
+        return;
+    }
     let unlit = toggles.shading != Shading::Palette;
-    for (level, h) in cm.levels.iter().enumerate() {
-        let tint = level_tint(level as u8, toggles.lod_colours);
-        if materials.get(h).is_some_and(|m| m.base.unlit != unlit || m.extension.tint != tint)
-            && let Some(mut m) = materials.get_mut(h)
-        {
+    let tint_of = |m: &LodMaterial| level_tint(m.extension.morph.z as u8, toggles.lod_colours);
+    let stale: Vec<_> = materials
+        .iter()
+        .filter(|(_, m)| m.base.unlit != unlit || m.extension.tint != tint_of(m))
+        .map(|(id, _)| id)
+        .collect();
+    for id in stale {
+        if let Some(mut m) = materials.get_mut(id) {
             m.base.unlit = unlit;
-            m.extension.tint = tint;
+            m.extension.tint = tint_of(&m);
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct FlightReport {
     /// chunk data of the level-0 ones (MiB).
     pub terrain_gpu_mib: f64,
     pub terrain_cpu_mib: f64,
+    /// Largest far-field texture data held at once (the coarse tiles' colour and normal
+    /// textures, apart from the buffers above; MiB).
+    pub texture_mib: f64,
     /// The GPU buffers of the frame that held the most, by level.
     pub gpu_by_level: Vec<LevelBytes>,
     /// With `passes`: GPU time per render pass (Bevy keeps the last 120 frames), slowest first.
@@ -147,7 +150,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let cam_entity = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).next();
     let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;
     let (mut times, mut tris_max, mut rss_max) = (Vec::new(), 0u64, 0f64);
-    let (mut gpu_max, mut cpu_max) = (0u64, 0u64);
+    let (mut gpu_max, mut cpu_max, mut tex_max) = (0u64, 0u64, 0u64);
     let mut gpu_peak_levels = Vec::new();
     let report_every = (opts.frames / 10).max(1);
     for frame in 0..opts.frames {
@@ -164,6 +167,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
             gpu_peak_levels = w.gpu_bytes_per_level.clone();
         }
         cpu_max = cpu_max.max(w.resident_bytes);
+        tex_max = tex_max.max(w.texture_bytes);
         if (frame + 1) % report_every == 0 {
             info!(
                 "flight: frame {}/{}: {:.1} ms, {} triangles in view so far at most",
@@ -174,17 +178,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
             );
         }
     }
-    let gpu_by_level = gpu_peak_levels
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.0 > 0)
-        .map(|(l, &(n, t, w))| LevelBytes {
-            level: l as u8,
-            nodes: n,
-            terrain_mib: t as f64 / MIB,
-            water_mib: w as f64 / MIB,
-        })
-        .collect();
+    let gpu_by_level = level_bytes(&gpu_peak_levels);
     Ok(FlightReport {
         frames: opts.frames,
         p50_ms: quantile(&times, 0.5),
@@ -194,9 +188,19 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         first_view_s,
         terrain_gpu_mib: gpu_max as f64 / MIB,
         terrain_cpu_mib: cpu_max as f64 / MIB,
+        texture_mib: tex_max as f64 / MIB,
         gpu_by_level,
         passes: pass_times(app.world()),
     })
+}
+
+/// The per-level GPU buffers of a frame (`WorldStats::gpu_bytes_per_level`), levels with nodes.
+fn level_bytes(per_level: &[(u32, u64, u64)]) -> Vec<LevelBytes> {
+    let mib = |b: u64| b as f64 / MIB;
+    let levels = per_level.iter().enumerate().filter(|(_, l)| l.0 > 0);
+    levels
+        .map(|(l, &(n, t, w))| LevelBytes { level: l as u8, nodes: n, terrain_mib: mib(t), water_mib: mib(w) })
+        .collect()
 }
 
 /// The GPU time of each render pass, from the render diagnostics' history (empty without them).

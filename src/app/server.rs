@@ -95,6 +95,10 @@ pub struct WorldStats {
     pub resident_bytes: u64,
     /// Resident nodes and their GPU bytes (terrain, water), per level.
     pub gpu_bytes_per_level: Vec<(u32, u64, u64)>,
+    /// Bytes of the resident coarse tiles' far-field textures (apart from the buffers above),
+    /// in all and per level.
+    pub texture_bytes: u64,
+    pub texture_bytes_per_level: Vec<u64>,
 }
 
 /// Progress of the first view: every node the first selection asked for.

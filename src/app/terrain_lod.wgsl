@@ -35,8 +35,17 @@ struct LodParams {
     rock: vec4<f32>,
     // rgb: snow colour; w: the snow line (m).
     snow: vec4<f32>,
+    // A coarse tile's far-field textures (mesh::far_field): x, z of texel (0, 0) (m), the texel
+    // spacing (m), w texels a side. Its own level's, and its parent level's over its area.
+    own_grid: vec4<f32>,
+    parent_grid: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> lod: LodParams;
+@group(#{MATERIAL_BIND_GROUP}) @binding(101) var own_colour: texture_2d<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(102) var far_sampler: sampler;
+@group(#{MATERIAL_BIND_GROUP}) @binding(103) var own_normal: texture_2d<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(104) var parent_colour: texture_2d<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(105) var parent_normal: texture_2d<f32>;
 
 struct Vertex {
     @builtin(instance_index) instance_index: u32,
@@ -100,7 +109,13 @@ fn vertex(v: Vertex) -> VertexOutput {
 #endif
 #endif
 #ifdef VERTEX_COLORS
-    out.color = mix(v.color, v.morph_color, k) * lod.tint;
+    if lod.morph.w > 0.5 {
+        // A textured coarse tile: the fragment reads its colour from the textures and needs
+        // only the morph factor, carried in alpha.
+        out.color = vec4<f32>(1.0, 1.0, 1.0, k);
+    } else {
+        out.color = mix(v.color, v.morph_color, k) * lod.tint;
+    }
 #endif
 #ifdef VERTEX_OUTPUT_INSTANCE_INDEX
     out.instance_index = v.instance_index;
@@ -157,6 +172,11 @@ fn surface_colour(cover: vec3<f32>, p: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return mix(c, lod.snow.rgb * lod.tint.rgb, snow);
 }
 
+// A corner-sampled far-field texture's UV at world xz (texel t sits on origin + t · spacing).
+fn grid_uv(grid: vec4<f32>, xz: vec2<f32>) -> vec2<f32> {
+    return ((xz - grid.xy) / grid.z + 0.5) / grid.w;
+}
+
 // Bevy's StandardMaterial fragment with the flat ambient replaced by the sky's hemisphere:
 // mix(down, up, 0.5 + 0.5 n.y) on the diffuse colour, occluded as Bevy's ambient is, added as
 // exposure-scaled emission.
@@ -165,13 +185,38 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     var pbr_input = pbr_input_from_standard_material(in, is_front);
     pbr_input.material.base_color = alpha_discard(pbr_input.material, pbr_input.material.base_color);
     var out: FragmentOutput;
+    var textured = false;
+    if lod.morph.w > 0.5 {
+        // A coarse tile: colour and normal per pixel from its own level's textures, blended
+        // towards its parent level's by the morph factor, as its vertices are.
+        textured = true;
+        let xz = in.world_position.xz;
+        let k = in.color.a;
+        var c = textureSampleLevel(own_colour, far_sampler, grid_uv(lod.own_grid, xz), 0.0).rgb;
+        var n = textureSampleLevel(own_normal, far_sampler, grid_uv(lod.own_grid, xz), 0.0).xyz;
+        if k > 0.0 {
+            let uv = grid_uv(lod.parent_grid, xz);
+            c = mix(c, textureSampleLevel(parent_colour, far_sampler, uv, 0.0).rgb, k);
+            n = mix(n, textureSampleLevel(parent_normal, far_sampler, uv, 0.0).xyz, k);
+        }
+        var nrm = normalize(n * 2.0 - 1.0);
+        if !is_front {
+            nrm = -nrm;
+        }
+        pbr_input.N = nrm;
+        pbr_input.world_normal = nrm;
+        pbr_input.material.base_color = vec4<f32>(c * lod.tint.rgb, 1.0);
+    }
     if (pbr_input.material.flags & STANDARD_MATERIAL_FLAGS_UNLIT_BIT) == 0u {
-        // The vertex alpha is the natural ground's weight: 0 on a road (its surface colour as it
-        // is: no sand, rock or snow laid over it), 1 elsewhere; the output is opaque.
-        let cover = pbr_input.material.base_color.rgb;
-        let natural = pbr_input.material.base_color.a;
-        let ground = surface_colour(cover, in.world_position.xyz, pbr_input.N);
-        pbr_input.material.base_color = vec4<f32>(mix(cover, ground, natural), 1.0);
+        if !textured {
+            // The vertex alpha is the natural ground's weight: 0 on a road (its surface colour
+            // as it is: no sand, rock or snow laid over it) and on a level-0 chunk's morph
+            // target (the level-1 texture's final colour), 1 elsewhere; the output is opaque.
+            let cover = pbr_input.material.base_color.rgb;
+            let natural = pbr_input.material.base_color.a;
+            let ground = surface_colour(cover, in.world_position.xyz, pbr_input.N);
+            pbr_input.material.base_color = vec4<f32>(mix(cover, ground, natural), 1.0);
+        }
         let hemi = mix(lod.ambient_down.rgb, lod.ambient_up.rgb, 0.5 + 0.5 * pbr_input.N.y);
         let diffuse = pbr_input.material.base_color.rgb * (1.0 - pbr_input.material.metallic);
         pbr_input.material.emissive = vec4<f32>(

@@ -408,8 +408,9 @@ pub fn flight(a: FlightArgs) -> Outcome {
     };
     let report = isla::app::flight::run(world_of(bp, &path), &opts)?;
     eprintln!(
-        "flight: first view in {:.2} s; terrain and water at most {:.1} MiB of GPU buffers and {:.1} MiB of chunk data",
-        report.first_view_s, report.terrain_gpu_mib, report.terrain_cpu_mib
+        "flight: first view in {:.2} s; terrain and water at most {:.1} MiB of GPU buffers and {:.1} MiB of chunk data; \
+         far-field textures at most {:.1} MiB",
+        report.first_view_s, report.terrain_gpu_mib, report.terrain_cpu_mib, report.texture_mib
     );
     let levels: Vec<String> = report
         .gpu_by_level

@@ -16,6 +16,7 @@
 //!   from the scene's depth per pixel, SPEC §5, so depth does not split a quad; the quad's vertex
 //!   colour, shown only in the debug views, is its deepest cell's).
 
+use super::far_field::{LevelView, TileTexture, bake, texel_spacing};
 use super::marching_cubes::{Shading, TerrainMesh, material_id_colour};
 use super::palette::cover_colour;
 use super::water::{WaterMesh, water_colour};
@@ -31,6 +32,9 @@ pub struct LodMesh {
     /// Per vertex: the parent level's colour at the vertex (linear RGBA).
     pub morph_colors: Vec<[f32; 4]>,
     pub water: WaterMesh,
+    /// A coarse tile's far-field textures ([`far_field`]): its own level's, and its parent
+    /// level's over the same area (the own one again at the root). `None` at level 0.
+    pub textures: Option<Box<[TileTexture; 2]>>,
 }
 
 /// One level's samples over a tile (plus a one-point border), as the world hands them, with the
@@ -59,6 +63,11 @@ impl GridSamples {
     #[inline]
     fn shape(&self, k: usize) -> [f32; 4] {
         self.samples.shape[k]
+    }
+    /// Height of this level's surface at column coordinates `(x, z)`.
+    fn height_at(&self, x: f64, z: f64) -> f32 {
+        let grid = &self.samples.grid;
+        grid.interpolate(x, z, |i, j| [self.samples.shape[self.at(i, j)][0]])[0]
     }
     /// Height, normal and colour of this level's surface at column coordinates `(x, z)`.
     fn surface(&self, x: f64, z: f64) -> ([f32; 4], [f32; 4]) {
@@ -90,8 +99,56 @@ fn parent_samples(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadi
         return None;
     }
     let grid = LevelGrid::new(&src.layout, node.level + 1);
-    let [i0, j0, i1, j1] = node_grid_rect(node, &grid);
-    Some(GridSamples::new(src, grid, [i0, j0, i1, j1], shading))
+    Some(GridSamples::new(src, grid, ring(node_grid_rect(node, &grid), &grid), shading))
+}
+
+/// A rectangle of grid indices grown by one line on every side, within the world: what a
+/// texture's footprints and the water cells around a node read.
+fn ring([i0, j0, i1, j1]: [i64; 4], grid: &LevelGrid) -> [i64; 4] {
+    let last = (grid.extent - 1).div_euclid(grid.step) + 1;
+    [(i0 - 1).max(0), (j0 - 1).max(0), (i1 + 1).min(last), (j1 + 1).min(last)]
+}
+
+/// A level's water cells over a rectangle of grid indices: per cell, when a sheet is drawn, its
+/// corners' surface Y (`(i, j)`, `(i, j + 1)`, `(i + 1, j + 1)`, `(i + 1, j)`) and its deepest
+/// sampled column.
+struct WaterCells {
+    i0: i64,
+    j0: i64,
+    nx: i64,
+    nz: i64,
+    cells: Vec<Option<([f32; 4], f32)>>,
+}
+
+impl WaterCells {
+    fn get(&self, i: i64, j: i64) -> Option<([f32; 4], f32)> {
+        let (a, b) = (i - self.i0, j - self.j0);
+        if a < 0 || b < 0 || a >= self.nx || b >= self.nz {
+            return None;
+        }
+        self.cells[(a * self.nz + b) as usize]
+    }
+}
+
+/// Bake `own`'s texture over `node`'s area and, with `parent`, the parent level's there (each
+/// level's samples cover the area and a ring around it).
+fn bake_over(
+    src: &WorldSource,
+    node: NodeId,
+    own: &GridSamples,
+    parent: Option<&GridSamples>,
+    shading: Shading,
+) -> (TileTexture, Option<TileTexture>) {
+    let c = CHUNK_COLUMNS as i64;
+    let [x0, z0, _, _] = node.chunk_rect();
+    let cols = c << node.level;
+    let spacing = texel_spacing(own.samples.grid.level);
+    let os = |x: f64, z: f64| own.height_at(x, z);
+    let ps = |x: f64, z: f64| parent.map_or(0.0, |p| p.height_at(x, z));
+    let (own_view, parent_view) = (LevelView { surface: &os }, LevelView { surface: &ps });
+    let ratio = parent.map(|p| texel_spacing(p.samples.grid.level) / spacing);
+    let side = (cols / spacing + 1) as u32;
+    bake(src, &own_view, ratio.map(|r| (&parent_view, r)), [x0 as i64 * c, z0 as i64 * c], spacing, side, shading)
 }
 
 /// Grid indices `[i0, j0, i1, j1]` (inclusive) of `grid` covering `node`'s area, clipped to the
@@ -112,7 +169,7 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
     *out = LodMesh::default();
     let grid = LevelGrid::new(&src.layout, node.level);
     let [i0, j0, i1, j1] = node_grid_rect(node, &grid);
-    let own = GridSamples::new(src, grid, [i0, j0, i1, j1], shading);
+    let own = GridSamples::new(src, grid, ring([i0, j0, i1, j1], &grid), shading);
     let parent = parent_samples(src, node, top_level, shading);
     let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
     let col = src.layout.column_m;
@@ -160,7 +217,11 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
             }
         }
     }
-    mesh_tile_water(src, &grid, [i0, j0, i1, j1], &own, &mut out.water);
+    let cells = water_cells(src, &grid, [i0, j0, i1, j1], &own);
+    merge_water(src, &grid, [i0, j0, i1, j1], &cells, &mut out.water);
+    let (own_tex, parent_tex) = bake_over(src, node, &own, parent.as_ref(), shading);
+    let parent_tex = parent_tex.unwrap_or_else(|| own_tex.clone());
+    out.textures = Some(Box::new([own_tex, parent_tex]));
 }
 
 /// Append a tile vertex at column coordinates `(x, z)` with its own `(shape, colour)` and its
@@ -230,9 +291,11 @@ fn finer_border_points(src: &WorldSource, level: u8, along_z: bool, fixed: i64, 
     out
 }
 
-/// Morph targets of a level-0 chunk's Marching Cubes vertices: the level-1 surface (height,
-/// normal, colour) at each vertex's position. `top_level` 0 (a one-chunk world) leaves every
-/// vertex on its own surface.
+/// Morph targets of a level-0 chunk's Marching Cubes vertices: the level-1 surface's height at
+/// each vertex's position, and the level-1 far-field texture's normal and colour there (the
+/// colour with alpha 0: final, no per-pixel rules over it), so a chunk fully morphed looks as
+/// its level-1 tile draws it. `top_level` 0 (a one-chunk world) leaves every vertex on its own
+/// surface.
 pub fn mc_morph_targets(
     src: &WorldSource,
     node: NodeId,
@@ -242,7 +305,18 @@ pub fn mc_morph_targets(
 ) -> (Vec<[f32; 4]>, Vec<[f32; 4]>) {
     let col = src.layout.column_m as f64;
     match parent_samples(src, node, top_level, shading) {
-        Some(p) => mesh.positions.iter().map(|q| p.surface(q[0] as f64 / col, q[2] as f64 / col)).unzip(),
+        Some(p) => {
+            let (tex, _) = bake_over(src, node, &p, None, shading);
+            mesh.positions
+                .iter()
+                .map(|q| {
+                    let (x, z) = (q[0] as f64 / col, q[2] as f64 / col);
+                    let (c, n) = tex.sample(x, z);
+                    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt().max(1e-6);
+                    ([p.height_at(x, z), n[0] / len, n[1] / len, n[2] / len], [c[0], c[1], c[2], 0.0])
+                })
+                .unzip()
+        }
         None => (
             mesh.positions.iter().zip(&mesh.normals).map(|(q, n)| [q[1], n[0], n[1], n[2]]).collect(),
             mesh.colors.clone(),
@@ -250,29 +324,26 @@ pub fn mc_morph_targets(
     }
 }
 
-/// The water of a coarse tile: per cell, the sheet rule over the columns it covers (sampled at
-/// most 8 × 8 per cell), then flat cells at the same level merged into rectangles.
-fn mesh_tile_water(
-    src: &WorldSource,
-    grid: &LevelGrid,
-    [i0, j0, i1, j1]: [i64; 4],
-    own: &GridSamples,
-    out: &mut WaterMesh,
-) {
-    out.clear();
+/// A level's water cells over grid indices `[i0, j0, i1, j1]`: per cell, the sheet rule over the
+/// columns it covers (sampled at most 8 × 8 per cell). `own` holds the level's samples there.
+fn water_cells(src: &WorldSource, grid: &LevelGrid, [i0, j0, i1, j1]: [i64; 4], own: &GridSamples) -> WaterCells {
+    let (nx, nz) = ((i1 - i0).max(0), (j1 - j0).max(0));
+    let mut out = WaterCells { i0, j0, nx, nz, cells: Vec::new() };
     if !src.has_water_section() {
-        return;
+        out.nx = 0;
+        out.nz = 0;
+        return out;
     }
+    out.cells = vec![None; (nx * nz) as usize];
     let n = src.layout.map_size as i64;
     let top = src.layout.top_m();
-    let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
+    let wet = |x: i64, z: i64| src.water_at(x.clamp(0, n - 1) as u32, z.clamp(0, n - 1) as u32, top);
     // Per cell, when drawn: its corners' surface Y ((i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j))
     // and its deepest sampled column. Flat cells at the same level merge, whatever their depth
     // (the body is shaded per pixel from the scene's depth, SPEC §5); sloped ones are drawn alone.
-    let mut cells: Vec<Option<([f32; 4], f32)>> = vec![None; nx * nz];
     for a in 0..nx {
         for b in 0..nz {
-            let (i, j) = (i0 + a as i64, j0 + b as i64);
+            let (i, j) = (i0 + a, j0 + b);
             let (x0, x1, z0, z1) = (grid.line(i), grid.line(i + 1), grid.line(j), grid.line(j + 1));
             let stride = ((x1 - x0).max(z1 - z0) / 8).max(1);
             let (mut top_y, mut deepest, mut any) = (f32::MIN, f32::MIN, false);
@@ -280,7 +351,7 @@ fn mesh_tile_water(
             while x <= x1 {
                 let mut z = z0;
                 while z <= z1 {
-                    if let Some(w) = src.water_at(x.min(n - 1) as u32, z.min(n - 1) as u32, top) {
+                    if let Some(w) = wet(x, z) {
                         any = true;
                         top_y = top_y.max(w.water_surface_y_m);
                         deepest = deepest.max(w.true_depth_m);
@@ -296,34 +367,44 @@ fn mesh_tile_water(
             // sheet at a corner that is dry is left to the terrain.
             let floats = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)].iter().any(|&(ci, cj)| {
                 // Corners on the world's far edge read the map's last column, as the terrain does.
-                let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
-                let dry = src.water_at(cx as u32, cz as u32, top).is_none();
+                let dry = wet(grid.line(ci), grid.line(cj)).is_none();
                 dry && own.shape(own.at(ci, cj))[0] < top_y - 0.5
             });
             if floats {
                 continue;
             }
             // Wet corners at their own level (a river descending), dry ones at the cell's highest.
-            let corner = |ci: i64, cj: i64| {
-                let (cx, cz) = (grid.line(ci).min(n - 1), grid.line(cj).min(n - 1));
-                src.water_at(cx as u32, cz as u32, top).map_or(top_y, |w| w.water_surface_y_m)
-            };
+            let corner = |ci: i64, cj: i64| wet(grid.line(ci), grid.line(cj)).map_or(top_y, |w| w.water_surface_y_m);
             let ys = [corner(i, j), corner(i, j + 1), corner(i + 1, j + 1), corner(i + 1, j)];
-            cells[a * nz + b] = Some((ys, deepest));
+            out.cells[(a * nz + b) as usize] = Some((ys, deepest));
         }
     }
+    out
+}
+
+/// The water of a coarse tile over grid indices `[i0, j0, i1, j1]`: its drawn cells, flat cells
+/// at the same level merged into rectangles.
+fn merge_water(
+    src: &WorldSource,
+    grid: &LevelGrid,
+    [i0, j0, i1, j1]: [i64; 4],
+    cells: &WaterCells,
+    out: &mut WaterMesh,
+) {
+    out.clear();
+    let (nx, nz) = ((i1 - i0) as usize, (j1 - j0) as usize);
+    let cell = |a: usize, b: usize| cells.get(i0 + a as i64, j0 + b as i64);
     // Greedy merge: grow each unvisited cell along z, then along x, while cells are level with it.
     let mut done = vec![false; nx * nz];
     let col = src.layout.column_m;
     for a in 0..nx {
         for b in 0..nz {
-            let Some(key) = cells[a * nz + b] else { continue };
+            let Some(key) = cell(a, b) else { continue };
             if done[a * nz + b] {
                 continue;
             }
             let flat = key.0.iter().all(|&y| y == key.0[0]);
-            let same =
-                |a: usize, b: usize| flat && !done[a * nz + b] && cells[a * nz + b].is_some_and(|c| c.0 == key.0);
+            let same = |a: usize, b: usize| flat && !done[a * nz + b] && cell(a, b).is_some_and(|c| c.0 == key.0);
             let mut b1 = b + 1;
             while b1 < nz && same(a, b1) {
                 b1 += 1;
@@ -338,7 +419,7 @@ fn mesh_tile_water(
             for aa in a..a1 {
                 for bb in b..b1 {
                     done[aa * nz + bb] = true;
-                    deepest = deepest.max(cells[aa * nz + bb].map_or(f32::MIN, |c| c.1));
+                    deepest = deepest.max(cell(aa, bb).map_or(f32::MIN, |c| c.1));
                 }
             }
             let colour = water_colour(deepest);

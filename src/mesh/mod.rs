@@ -9,6 +9,7 @@
 //! - [`bridges`]: the decks where roads cross rivers.
 
 pub mod bridges;
+pub mod far_field;
 pub mod lod;
 pub mod marching_cubes;
 pub mod palette;

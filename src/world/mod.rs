@@ -37,6 +37,8 @@ pub struct WorldSource {
     pub water: WaterSource,
     /// The roads carved into the column surface (empty without `ROAD`).
     pub roads: RoadCarve,
+    /// [`snow_line_m`], computed once on first use (it reads every column).
+    snow_line: std::sync::OnceLock<Option<f32>>,
 }
 
 impl WorldSource {
@@ -44,7 +46,7 @@ impl WorldSource {
         let layout = WorldLayout::for_blueprint(&blueprint);
         let water = WaterSource::new(&blueprint);
         let roads = RoadCarve::new(&blueprint);
-        Self { blueprint, layout, water, roads }
+        Self { blueprint, layout, water, roads, snow_line: std::sync::OnceLock::new() }
     }
 
     /// The sea's level in metres: the ocean body's, or the blueprint's sea level without one.
@@ -75,7 +77,7 @@ impl WorldSource {
 
     /// The height in metres above which snow lies on gentle slopes (see [`snow_line_m`]).
     pub fn snow_line_m(&self) -> Option<f32> {
-        snow_line_m(&self.blueprint)
+        *self.snow_line.get_or_init(|| snow_line_m(&self.blueprint))
     }
 
     /// Whether the blueprint carries per-pixel water (`WBID`); without it nothing is wet.

@@ -4,5 +4,6 @@
 
 mod app;
 mod common;
+mod far_field;
 mod reload;
 mod screenshots;

@@ -5,6 +5,7 @@
 
 use crate::world::lod::{cameras, check_no_crack, default_world, neighbours};
 use isla::mesh::Shading;
+use isla::mesh::far_field::TileTexture;
 use isla::mesh::lod::{LodMesh, mesh_tile};
 use isla::world::lod::{DESIGN_FOV_RAD, DESIGN_HEIGHT_PX, LevelGrid, LodTree, NodeId};
 use isla::world::*;
@@ -128,26 +129,74 @@ fn distance_to_triangle(q: [f64; 3], p: &[[f32; 3]; 3]) -> f64 {
     segment(v[0], v[1]).min(segment(v[1], v[2])).min(segment(v[2], v[0]))
 }
 
+/// The texel of `tex` on column `(x, z)`, if it has one: its colour and normal bytes.
+fn texel_at(tex: &TileTexture, x: i64, z: i64) -> Option<([u8; 4], [u8; 4])> {
+    let (dx, dz) = (x - tex.origin[0], z - tex.origin[1]);
+    let s = tex.spacing;
+    let n = tex.side as i64;
+    if dx % s != 0 || dz % s != 0 || !(0..n).contains(&(dx / s)) || !(0..n).contains(&(dz / s)) {
+        return None;
+    }
+    let k = ((dz / s) * n + dx / s) as usize;
+    Some((tex.colour[k], tex.normal[k]))
+}
+
+/// How many texels of `a` differ from `b`'s on the same column, of those both hold.
+fn texels_differing(a: &TileTexture, b: &TileTexture) -> (usize, usize) {
+    let (mut differ, mut shared) = (0, 0);
+    for u in 0..a.side as i64 {
+        for t in 0..a.side as i64 {
+            let (x, z) = (a.origin[0] + t * a.spacing, a.origin[1] + u * a.spacing);
+            if let (Some(p), Some(q)) = (texel_at(a, x, z), texel_at(b, x, z)) {
+                shared += 1;
+                differ += (p != q) as usize;
+            }
+        }
+    }
+    (differ, shared)
+}
+
 /// SPEC §3 "Morph": a fully morphed node is exactly its parent. For every coarse node of the
 /// default island (children of levels 1 to top − 1), each vertex of each child tile, moved to its
 /// morph target, lies on the triangle of the parent's drawn mesh under it — height, normal and
 /// colour — so the hand-over at the swap is invisible. The height jump is converted to pixels
 /// at `range(child level)`, the nearest a fully morphed child vertex is to the camera: HEAD
 /// measured 0.0003 px (0.5 mm); bound 0.05 px. The cell split on the other diagonal jumps 23 px.
+///
+/// The same for what the pixels show (SPEC §3 "Far-field textures"): the texture a child
+/// blends towards (its parent texture) is texel for texel the parent tile's own texture on the
+/// same columns — the parent's spacing, footprint, normals and river rule — and differs from the
+/// child's own somewhere (else the blend would be no test); and two sibling tiles hold the same
+/// texels on their shared border, so bilinear filtering is seamless across them.
 #[test]
 fn fully_morphed_children_lie_on_the_parents_drawn_triangles() {
     let (src, tree) = default_world();
     let (mut worst_px, mut worst_m, mut worst_n, mut worst_c, mut vertices) = (0f32, 0f64, 0f64, 0f64, 0usize);
     let mut worst_at = None;
+    let (mut tex_differ, mut tex_shared, mut own_differ, mut border_differ, mut border_shared) = (0, 0, 0, 0, 0);
     for level in 2..=tree.top_level {
         for parent in nodes_of(tree, level) {
             let mp = tile(src, tree, parent);
+            let parent_own = &mp.textures.as_ref().expect("a coarse tile has textures")[0];
+            let mut siblings: Vec<(NodeId, TileTexture)> = Vec::new();
             let mut drawn = Drawn::new(src, level);
             let (nrm, rgba) = (&mp.terrain.normals, &mp.terrain.colors);
             drawn.add(&mp, |v| [nrm[v][0], nrm[v][1], nrm[v][2], rgba[v][0], rgba[v][1], rgba[v][2], rgba[v][3]]);
             let d = tree.ranges.range_m(level - 1);
             for child in parent.children().into_iter().filter(|c| tree.exists(*c)) {
                 let mc = tile(src, tree, child);
+                let [child_own, child_parent] = &**mc.textures.as_ref().expect("a coarse tile has textures");
+                assert_eq!(child_parent.spacing, parent_own.spacing, "{child:?}: the parent texture's spacing");
+                let (differ, shared) = texels_differing(child_parent, parent_own);
+                (tex_differ, tex_shared) = (tex_differ + differ, tex_shared + shared);
+                own_differ += texels_differing(child_own, child_parent).0;
+                for (other, tex) in &siblings {
+                    if neighbours(*other, child).is_some() {
+                        let (differ, shared) = texels_differing(child_own, tex);
+                        (border_differ, border_shared) = (border_differ + differ, border_shared + shared);
+                    }
+                }
+                siblings.push((child, child_own.clone()));
                 for (v, p) in mc.terrain.positions.iter().enumerate() {
                     let [ty, tnx, tny, tnz] = mc.morph[v];
                     let tc = mc.morph_colors[v];
@@ -187,6 +236,48 @@ fn fully_morphed_children_lie_on_the_parents_drawn_triangles() {
     );
     assert!(worst_n <= 1e-3, "a morphed normal is {worst_n:.2e} off the parent's drawn normal");
     assert!(worst_c <= 1e-3, "a morphed colour is {worst_c:.2e} off the parent's drawn colour");
+    eprintln!(
+        "parent textures: {tex_differ} of {tex_shared} texels differ from the parent's own; the children's own \
+         differ from them in {own_differ}; sibling borders: {border_differ} of {border_shared} texels differ"
+    );
+    assert!(tex_shared > 0 && border_shared > 0, "no texels compared");
+    assert_eq!(tex_differ, 0, "a child's parent texture is not its parent's texture");
+    assert!(own_differ > 0, "every child's own texture equals its parent texture: the blend shows nothing");
+    assert_eq!(border_differ, 0, "two sibling tiles disagree on their shared border's texels");
+}
+
+/// SPEC §3 "Far-field textures" at the level-0/level-1 hand-over: a Marching Cubes chunk's
+/// vertices morph towards the level-1 tile's own texture — each vertex's morph colour and normal
+/// are that texture's bilinear sample at the vertex — so a chunk fully morphed looks as the tile
+/// draws it. Every 7th chunk of the default island (146 chunks), built as the app builds them.
+#[test]
+fn a_fully_morphed_chunk_shows_its_level_1_tiles_texture() {
+    use isla::mesh::lod::build_node;
+    let (src, tree) = default_world();
+    let n = src.layout.chunks_per_side as i32;
+    let col = src.layout.column_m as f64;
+    let (mut worst_c, mut worst_n, mut vertices) = (0f32, 0f32, 0usize);
+    for i in (0..n * n).step_by(7) {
+        let id = NodeId::new(0, i / n, i % n);
+        let (m, _, _) = build_node(src, tree, id, Shading::Palette, false);
+        let t1 = tile(src, tree, id.parent());
+        let tex = &t1.textures.as_ref().unwrap()[0];
+        for (v, p) in m.terrain.positions.iter().enumerate() {
+            let (c, nrm) = tex.sample(p[0] as f64 / col, p[2] as f64 / col);
+            let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
+            let mc = m.morph_colors[v];
+            assert_eq!(mc[3], 0.0, "a morph colour is final (alpha 0: no per-pixel rules over it)");
+            worst_c = (0..3).map(|k| (mc[k] - c[k]).abs()).fold(worst_c, f32::max);
+            worst_n = (0..3).map(|k| (m.morph[v][1 + k] - nrm[k] / len).abs()).fold(worst_n, f32::max);
+            vertices += 1;
+        }
+    }
+    eprintln!(
+        "level-0 morph targets against the level-1 texture: {vertices} vertices, colour {worst_c:.2e}, normal {worst_n:.2e}"
+    );
+    assert!(vertices > 10_000, "too few vertices ({vertices})");
+    assert!(worst_c <= 1e-4, "a chunk's morph colour is {worst_c:.2e} off its level-1 tile's texture");
+    assert!(worst_n <= 1e-4, "a chunk's morph normal is {worst_n:.2e} off its level-1 tile's texture");
 }
 
 /// SPEC §3 "Ranges" (1), on the drawn triangles: for every level ≥ 1 and every node of the

@@ -508,6 +508,13 @@ fn node_bytes((mesh, data, range): &(LodMesh, Option<ChunkData>, [f32; 2])) -> V
     for i in t.indices.iter().chain(&mesh.water.indices) {
         b.extend(i.to_le_bytes());
     }
+    for tex in mesh.textures.iter().flat_map(|t| t.iter()) {
+        b.extend(tex.origin.iter().flat_map(|o| o.to_le_bytes()));
+        b.extend(tex.spacing.to_le_bytes());
+        b.extend(tex.side.to_le_bytes());
+        b.extend(tex.colour.as_flattened());
+        b.extend(tex.normal.as_flattened());
+    }
     if let Some(d) = data {
         b.extend(&d.biome);
         b.extend(&d.road);

@@ -1,0 +1,126 @@
+//! The far field keeps the island's detail (SPEC §3 "Far-field textures"): coarse tiles shade
+//! per pixel from their colour and normal textures, so level of detail looks like full detail.
+
+use crate::common::render_shot;
+
+/// The default island from 2.5 km (levels 2–3), level of detail on against `--lod off`, by
+/// CIELAB ΔE per pixel (`isla::compare::delta_e`). Per-vertex colour and normals (before the
+/// textures) read mean 2.00 and 5.4 % of pixels over ΔE 10 at this size; the textures 0.96
+/// and 2.5 % (960 × 540: 1.97 / 5.3 % against 0.97 / 2.5 %).
+#[test]
+fn the_far_field_matches_full_detail_in_colour() {
+    let pose = ["--look-from=2048,2500,3400", "--look-at=2048,0,2000", "--no-fog"];
+    let bp = "blueprints/default.dat";
+    let on = render_shot(bp, (320, 180), &pose, "far-field-on.png");
+    let off = render_shot(bp, (320, 180), &[&pose[..], &["--lod", "off"]].concat(), "far-field-off.png");
+    let de = isla::compare::delta_e(&off, &on);
+    let mean = de.iter().map(|&e| e as f64).sum::<f64>() / de.len() as f64;
+    let over = de.iter().filter(|&&e| e > 10.0).count() as f64 / de.len() as f64;
+    eprintln!("far field against full detail: mean ΔE {mean:.3}, {:.2} % of pixels over ΔE 10", over * 100.0);
+    assert!(mean <= 1.2, "mean ΔE {mean:.3} against full detail");
+    assert!(over <= 0.035, "{:.2} % of pixels differ from full detail by ΔE > 10", over * 100.0);
+}
+
+/// A synthetic island (the cone of `blueprint::testing::cone_island`, 512², 2 m a pixel) with
+/// one straight highway 11° off the Z axis and a river beside it, written to a blueprint and
+/// shot straight down from 1.3 × `range(2)` above its summit, where only levels ≥ 3 are drawn
+/// (vertices every 8 or more columns; the 10 m road is 5 columns wide, about 2.5 px here). Across
+/// every image column the road spans (its middle 80 %), a pixel within 3 rows of the road's
+/// fitted line is asphalt: the road is one continuous line. Per-vertex colour (before the
+/// textures) draws it as dashes: 66 of 137 columns without road; the textures: none of 147.
+#[test]
+fn a_straight_road_stays_continuous_on_the_coarse_levels() {
+    use isla::blueprint::*;
+    let n = 512usize;
+    let mut bp = testing::cone_island(n);
+    // The road: one point per pixel from (200, 100) to (260, 412) (pixel x, y).
+    let (a, b) = ([200.0f32, 100.0f32], [260.0f32, 412.0f32]);
+    let len = (b[0] - a[0]).hypot(b[1] - a[1]).ceil() as usize;
+    let points = (0..=len).map(|i| {
+        let t = i as f32 / len as f32;
+        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+    });
+    let road = Road {
+        tier: RoadTier::Highway,
+        from_town: NO_TOWN,
+        to_town: NO_TOWN,
+        points: points.collect(),
+        bridges: vec![],
+    };
+    bp.roads = Some(RoadNetwork { roads: vec![road] });
+    // The river: a lake body 3 pixels wide along x = 300..303 (y 100..412), 0.5 m below its banks.
+    let water = bp.water.as_mut().unwrap();
+    let surface = water.surface.as_mut().unwrap();
+    for x in 300..303 {
+        for y in 100..412 {
+            let i = x * n + y;
+            let bank = bp.heights_raw[i];
+            bp.heights_raw[i] = bank - 1.0 / 251.0;
+            water.body_ids[i] = 2;
+            surface[i] = water_level::encode(bank - 0.5 / 251.0);
+        }
+    }
+    water.bodies.as_mut().unwrap().push(WaterBody {
+        id: 2,
+        kind: WaterType::Lake,
+        salinity: Salinity::Fresh,
+        surface_level_raw: 0.6,
+        pixel_count: 3 * 312,
+        centroid_x: 301.0,
+        centroid_y: 256.0,
+    });
+    let path = crate::common::out_dir().join("road-and-river.dat");
+    isla::blueprint::write_file_atomic(&path, &bp).unwrap();
+    let src = isla::world::WorldSource::new(std::sync::Arc::new(bp));
+    let tree = isla::world::lod::LodTree::new(&src);
+    let h = src.max_height_m() + 1.3 * tree.ranges.range_m(2);
+    let (cx, cz) = (230.0 * 2.0, 256.0 * 2.0);
+    let from = format!("--look-from={cx},{h},{cz}");
+    let at = format!("--look-at={cx},0,{cz}");
+    let (w, hh) = (640u32, 360u32);
+    let img =
+        render_shot(path.to_str().unwrap(), (w, hh), &[&from, &at, "--no-fog", "--no-shadows"], "road-and-river.png");
+    // Asphalt: grey (lit about 89, 89, 97), darker than the grass and the gravel shoulders; the
+    // cut's banks facing away from the sun are dark but blue.
+    let asphalt = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y);
+        let spread = p.0.iter().max().unwrap() - p.0.iter().min().unwrap();
+        spread <= 14 && crate::common::luma(p) < 120.0
+    };
+    let dark: Vec<(f64, f64)> = (0..hh)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| asphalt(x, y))
+        .map(|(x, y)| (x as f64, y as f64))
+        .collect();
+    assert!(dark.len() > 100, "the road is not in view ({} dark pixels)", dark.len());
+    // Least-squares line y = p + q·x through the dark pixels.
+    let m = dark.len() as f64;
+    let (sx, sy) = (dark.iter().map(|d| d.0).sum::<f64>(), dark.iter().map(|d| d.1).sum::<f64>());
+    let sxx = dark.iter().map(|d| d.0 * d.0).sum::<f64>();
+    let sxy = dark.iter().map(|d| d.0 * d.1).sum::<f64>();
+    let q = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+    let p = (sy - q * sx) / m;
+    let (x0, x1) = dark.iter().fold((f64::MAX, f64::MIN), |r, d| (r.0.min(d.0), r.1.max(d.0)));
+    let (lo, hi) = ((x0 + 0.1 * (x1 - x0)) as u32, (x1 - 0.1 * (x1 - x0)) as u32);
+    let gaps: Vec<u32> = (lo..=hi)
+        .filter(|&x| {
+            let y = p + q * x as f64;
+            let ys = ((y - 3.0).max(0.0) as u32)..=((y + 3.0).min(hh as f64 - 1.0) as u32);
+            !ys.into_iter().any(|y| asphalt(x, y))
+        })
+        .collect();
+    eprintln!(
+        "road from {h:.0} m: {} dark pixels, line y = {p:.1} + {q:.3} x over x {lo}..{hi}; {} columns without road: {:?}",
+        dark.len(),
+        gaps.len(),
+        &gaps[..gaps.len().min(20)]
+    );
+    assert!(hi - lo > 100, "the road spans only {} columns", hi - lo);
+    assert!(
+        gaps.is_empty(),
+        "the road breaks in {} of {} columns: {:?}",
+        gaps.len(),
+        hi - lo + 1,
+        &gaps[..gaps.len().min(20)]
+    );
+}
