@@ -338,44 +338,63 @@ fn water_cells(src: &WorldSource, grid: &LevelGrid, [i0, j0, i1, j1]: [i64; 4], 
     let n = src.layout.map_size as i64;
     let top = src.layout.top_m();
     let wet = |x: i64, z: i64| src.water_at(x.clamp(0, n - 1) as u32, z.clamp(0, n - 1) as u32, top);
+    // Each cell's highest and deepest sampled water (`None` when dry), over a ring of cells one
+    // past the tile so a corner on its border sees the same cells its neighbour tile does.
+    let sample = |i: i64, j: i64| -> Option<(f32, f32)> {
+        let (x0, x1, z0, z1) = (grid.line(i), grid.line(i + 1), grid.line(j), grid.line(j + 1));
+        let stride = ((x1 - x0).max(z1 - z0) / 8).max(1);
+        let (mut top_y, mut deepest, mut any) = (f32::MIN, f32::MIN, false);
+        let mut x = x0;
+        while x <= x1 {
+            let mut z = z0;
+            while z <= z1 {
+                if let Some(w) = wet(x, z) {
+                    any = true;
+                    top_y = top_y.max(w.water_surface_y_m);
+                    deepest = deepest.max(w.true_depth_m);
+                }
+                z += stride;
+            }
+            x += stride;
+        }
+        any.then_some((top_y, deepest))
+    };
+    let (rx, rz) = (nx + 2, nz + 2);
+    let mut ring = vec![None; (rx * rz) as usize];
+    for a in 0..rx {
+        for b in 0..rz {
+            ring[(a * rz + b) as usize] = sample(i0 - 1 + a, j0 - 1 + b);
+        }
+    }
+    let cell = |i: i64, j: i64| ring[((i - i0 + 1) * rz + (j - j0 + 1)) as usize];
+    // A corner's surface Y: a wet corner at its own level (a river descending); a dry one, on a
+    // bank, at the highest water of the (up to four) cells around it, so every cell that shares
+    // it puts it at one height (SPEC §4), in this tile and the next.
+    let corner = |ci: i64, cj: i64| match wet(grid.line(ci), grid.line(cj)) {
+        Some(w) => w.water_surface_y_m,
+        None => [(ci - 1, cj - 1), (ci - 1, cj), (ci, cj - 1), (ci, cj)]
+            .iter()
+            .filter_map(|&(i, j)| cell(i, j).map(|c| c.0))
+            .fold(f32::MIN, f32::max),
+    };
     // Per cell, when drawn: its corners' surface Y ((i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j))
     // and its deepest sampled column. Flat cells at the same level merge, whatever their depth
     // (the body is shaded per pixel from the scene's depth, SPEC §5); sloped ones are drawn alone.
     for a in 0..nx {
         for b in 0..nz {
             let (i, j) = (i0 + a, j0 + b);
-            let (x0, x1, z0, z1) = (grid.line(i), grid.line(i + 1), grid.line(j), grid.line(j + 1));
-            let stride = ((x1 - x0).max(z1 - z0) / 8).max(1);
-            let (mut top_y, mut deepest, mut any) = (f32::MIN, f32::MIN, false);
-            let mut x = x0;
-            while x <= x1 {
-                let mut z = z0;
-                while z <= z1 {
-                    if let Some(w) = wet(x, z) {
-                        any = true;
-                        top_y = top_y.max(w.water_surface_y_m);
-                        deepest = deepest.max(w.true_depth_m);
-                    }
-                    z += stride;
-                }
-                x += stride;
-            }
-            if !any {
-                continue;
-            }
+            let Some((_, deepest)) = cell(i, j) else { continue };
+            let ys = [corner(i, j), corner(i, j + 1), corner(i + 1, j + 1), corner(i + 1, j)];
             // Never float a sheet over lower dry ground: a cell whose terrain lies below the
             // sheet at a corner that is dry is left to the terrain.
-            let floats = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)].iter().any(|&(ci, cj)| {
+            let floats = [(i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j)].iter().zip(ys).any(|(&(ci, cj), y)| {
                 // Corners on the world's far edge read the map's last column, as the terrain does.
                 let dry = wet(grid.line(ci), grid.line(cj)).is_none();
-                dry && own.shape(own.at(ci, cj))[0] < top_y - 0.5
+                dry && own.shape(own.at(ci, cj))[0] < y - 0.5
             });
             if floats {
                 continue;
             }
-            // Wet corners at their own level (a river descending), dry ones at the cell's highest.
-            let corner = |ci: i64, cj: i64| wet(grid.line(ci), grid.line(cj)).map_or(top_y, |w| w.water_surface_y_m);
-            let ys = [corner(i, j), corner(i, j + 1), corner(i + 1, j + 1), corner(i + 1, j)];
             out.cells[(a * nz + b) as usize] = Some((ys, deepest));
         }
     }

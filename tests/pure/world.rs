@@ -1555,3 +1555,44 @@ fn the_seam_highlight_colours_exactly_the_cells_touching_a_seam() {
         assert_eq!(lit.colors[4 * k] == SEAM_HIGHLIGHT, touches, "cell {k} at {:?}", quad[0]);
     }
 }
+
+/// SPEC §4 on the coarse levels: a dry corner of the water sheet takes one height, whichever
+/// coarse cell draws it and whichever tile the cell is in, so a river's banks leave no sliver
+/// at any level (`blueprints/small.dat`: rivers descending between lakes, levels 1–3).
+#[test]
+fn a_dry_bank_corner_has_one_height_on_the_coarse_levels() {
+    use isla::mesh::Shading;
+    use isla::mesh::lod::build_node;
+    use isla::world::lod::{LodTree, NodeId};
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/blueprints/small.dat"));
+    let src = WorldSource::new(Arc::new(read_file(path).unwrap()));
+    let tree = LodTree::new(&src);
+    let (col, n) = (src.layout.column_m, src.layout.map_size);
+    let mut banks = 0;
+    for level in 1..=tree.top_level {
+        let side = (src.layout.chunks_per_side as i32 + (1 << level) - 1) >> level;
+        let mut heights: std::collections::HashMap<(i64, i64), (f32, NodeId)> = Default::default();
+        for x in 0..side {
+            for z in 0..side {
+                let id = NodeId::new(level, x, z);
+                let (mesh, _, _) = build_node(&src, &tree, id, Shading::Palette, false);
+                for p in &mesh.water.positions {
+                    let key = ((p[0] / col).round() as i64, (p[2] / col).round() as i64);
+                    let (known, by) = *heights.entry(key).or_insert((p[1], id));
+                    let dry = src
+                        .water_at((key.0 as u32).min(n - 1), (key.1 as u32).min(n - 1), src.layout.top_m())
+                        .is_none();
+                    if dry && by != id {
+                        banks += 1;
+                    }
+                    assert!(
+                        !dry || known == p[1],
+                        "level {level}: the dry corner at column {key:?} stands at {known} m in {by:?} and {} m in {id:?}",
+                        p[1]
+                    );
+                }
+            }
+        }
+    }
+    assert!(banks > 0, "no dry corner was shared by two tiles");
+}
