@@ -55,6 +55,21 @@ impl Section<'_> {
         }
         Ok(())
     }
+    /// A table of variable-length records at payload offset `at`: `i32 count`, then `count`
+    /// records of at least `min_record` bytes each. The count is checked against the bytes left
+    /// before anything is allocated. The count, and the offset just after it.
+    pub(super) fn count_at(&self, at: usize, min_record: usize) -> Result<(usize, usize), BlueprintError> {
+        let count = LE::read_i32(&self.payload[at..]);
+        if count < 0 {
+            return Err(self.err_at(ErrorKind::NegativeCount { count }, at));
+        }
+        let at = at + 4;
+        let needed = at as u64 + count as u64 * min_record as u64;
+        if needed > self.payload.len() as u64 {
+            return Err(self.err(ErrorKind::PayloadTooShort { needed, found: self.length }));
+        }
+        Ok((count as usize, at))
+    }
     /// A record table: `i32 count` then `count` records of `record_len` bytes, nothing more.
     pub(super) fn counted(&self, record_len: usize) -> Result<usize, BlueprintError> {
         self.at_least(4)?;

@@ -129,14 +129,19 @@ pub struct SectionInfo {
 pub fn list_sections(bytes: &[u8]) -> Result<Vec<SectionInfo>, BlueprintError> {
     let mut heads = Vec::new();
     frame(bytes.len() as u64, &mut slice_reader(bytes), Some(&mut heads))?;
-    Ok(heads
+    Ok(infos(&heads))
+}
+
+/// What `list_sections` reports of the framed sections.
+fn infos(heads: &[frame::Head]) -> Vec<SectionInfo> {
+    heads
         .iter()
         .map(|s| SectionInfo {
             tag: super::error::tag_name(s.tag),
             offset: s.offset - SECTION_HEADER_LEN as u64,
             payload_bytes: s.length,
         })
-        .collect())
+        .collect()
 }
 
 /// [`list_sections`] of a file, walking its section headers with positioned reads (the payloads
@@ -151,14 +156,7 @@ pub fn list_file_sections(path: &Path) -> Result<Vec<SectionInfo>, BlueprintErro
         let len = file.metadata().map_err(io)?.len();
         let mut heads = Vec::new();
         frame(len, &mut |at, buf| file.read_exact_at(buf, at).map_err(io), Some(&mut heads))?;
-        Ok(heads
-            .iter()
-            .map(|s| SectionInfo {
-                tag: super::error::tag_name(s.tag),
-                offset: s.offset - SECTION_HEADER_LEN as u64,
-                payload_bytes: s.length,
-            })
-            .collect())
+        Ok(infos(&heads))
     }
     #[cfg(not(unix))]
     list_sections(&std::fs::read(path).map_err(io)?)

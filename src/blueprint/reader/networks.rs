@@ -21,24 +21,16 @@ pub(super) fn parse_rivers(
     let dials = river_dials(b);
     // Offsets below are within the payload (which starts with the 2-byte version).
     let p = s.payload;
-    let mut at = 2 + RIVR_DIALS_LEN;
-    let count = LE::read_i32(&p[at..]);
-    if count < 0 {
-        return Err(s.err_at(ErrorKind::NegativeCount { count }, at));
-    }
-    at += 4;
+    // A river needs at least its fixed record, so the count cannot promise more than the bytes.
+    let (count, mut at) = s.count_at(2 + RIVR_DIALS_LEN, RIVER_RECORD_LEN)?;
     let side = map_size as f32;
     let check = RiverChecks { s, side, extent_m: side * params.metres_per_pixel };
-    // A river needs at least its fixed record, so the count cannot promise more than the bytes.
-    if (count as u64) * RIVER_RECORD_LEN as u64 > (p.len() - at) as u64 {
-        return Err(check.short(at + count as usize * RIVER_RECORD_LEN));
-    }
-    let mut rivers = Vec::with_capacity(count as usize);
-    for i in 0..count as usize {
+    let mut rivers = Vec::with_capacity(count);
+    for i in 0..count {
         rivers.push(parse_river(&check, i, &mut at)?);
     }
     if at != p.len() {
-        return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
+        return Err(s.err(ErrorKind::InconsistentCount { count: count as i32, payload: s.length }));
     }
     Ok(Some(RiverNetwork { dials, rivers }))
 }
@@ -162,19 +154,11 @@ pub(super) fn parse_roads(
         return Ok(None);
     };
     let p = s.payload;
-    let mut at = 2;
-    let count = LE::read_i32(&p[at..]);
-    if count < 0 {
-        return Err(s.err_at(ErrorKind::NegativeCount { count }, at));
-    }
-    at += 4;
+    let (count, mut at) = s.count_at(2, ROAD_RECORD_LEN)?;
     let short = |needed: u64| s.err(ErrorKind::PayloadTooShort { needed, found: s.length });
-    if count as u64 * ROAD_RECORD_LEN as u64 > (p.len() - at) as u64 {
-        return Err(short(at as u64 + count as u64 * ROAD_RECORD_LEN as u64));
-    }
     let side = map_size as f32;
-    let mut roads = Vec::with_capacity(count as usize);
-    for i in 0..count as usize {
+    let mut roads = Vec::with_capacity(count);
+    for i in 0..count {
         if p.len() - at < ROAD_RECORD_LEN {
             return Err(short((at + ROAD_RECORD_LEN) as u64));
         }
@@ -220,7 +204,7 @@ pub(super) fn parse_roads(
         roads.push(Road { tier, from_town, to_town, points: pts, bridges: spans });
     }
     if at != p.len() {
-        return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
+        return Err(s.err(ErrorKind::InconsistentCount { count: count as i32, payload: s.length }));
     }
     Ok(Some(RoadNetwork { roads }))
 }
@@ -233,22 +217,14 @@ pub(super) fn parse_dials(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Resul
         return Ok(None);
     };
     let p = s.payload;
-    let mut at = 2;
-    let count = LE::read_i32(&p[at..]);
-    if count < 0 {
-        return Err(s.err_at(ErrorKind::NegativeCount { count }, at));
-    }
-    at += 4;
+    let (count, mut at) = s.count_at(2, 4)?;
     let short = |needed: u64| s.err(ErrorKind::PayloadTooShort { needed, found: s.length });
-    if count as u64 * 4 > (p.len() - at) as u64 {
-        return Err(short(at as u64 + count as u64 * 4));
-    }
-    if count as usize > MAX_DIALS {
+    if count > MAX_DIALS {
         let problem = format!("the record lists {count} dials, at most {MAX_DIALS}");
         return Err(s.err_at(ErrorKind::InvalidDial { index: MAX_DIALS, problem }, 2));
     }
-    let mut dials: Vec<(String, DialValue)> = Vec::with_capacity(count as usize);
-    for index in 0..count as usize {
+    let mut dials: Vec<(String, DialValue)> = Vec::with_capacity(count);
+    for index in 0..count {
         let bad = |problem: String, off: usize| s.err_at(ErrorKind::InvalidDial { index, problem }, off);
         if at >= p.len() {
             return Err(short(at as u64 + 4));
@@ -293,7 +269,7 @@ pub(super) fn parse_dials(s: &Section<'_>, warnings: &mut Vec<Warning>) -> Resul
         dials.push((key, value));
     }
     if at != p.len() {
-        return Err(s.err(ErrorKind::InconsistentCount { count, payload: s.length }));
+        return Err(s.err(ErrorKind::InconsistentCount { count: count as i32, payload: s.length }));
     }
     Ok(Some(DialRecord { dials }))
 }
