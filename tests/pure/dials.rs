@@ -198,3 +198,37 @@ fn the_forge_refuses_dials_out_of_range_built_in_code() {
     let e = isla::forge::forge(&d, |_| {}).unwrap_err();
     assert!(e.to_string().contains("curve.knot_bench_end"), "{e}");
 }
+
+/// The edges of the file rules, each as a user meets it: a syntax error names its line and
+/// column; an out-of-range value names the dial's unit; equal shelf spans are allowed and crossed
+/// ones are not; `erosion.droplet_count = 0` means one droplet per eight pixels of the size given;
+/// a file of exactly the size limit is read and one byte more is refused.
+#[test]
+fn the_dials_file_rules_hold_at_their_edges() {
+    let e = parse("seed = 7\n\n[shape]\nsea_level_m = = 3\n").unwrap_err().to_string();
+    assert!(e.starts_with("d.toml:4:"), "{e}");
+    let col: usize = e.split(':').nth(2).unwrap().parse().unwrap();
+    assert_eq!(col, 15, "the second = is the 15th character of its line: {e}");
+    let e = parse("[shape]\nsea_level_m = 9999.0\n").unwrap_err().to_string();
+    assert!(e.contains("(metres)"), "{e}");
+    let span = |lo: f32, hi: f32| {
+        parse(&format!("[curve]\nshelf_span_min_m = {lo:?}\nshelf_span_max_m = {hi:?}\n")).map(|_| ())
+    };
+    let max = ForgeDials::new(7, 256).curve.shelf_span_max_m;
+    assert_eq!(span(max, max), Ok(()), "equal spans are allowed");
+    assert!(span(max, max * 0.9).is_err(), "crossed spans are refused");
+    for size in [256u32, 512] {
+        let d = parse(&format!("size = {size}\n[erosion]\nenabled = true\ndroplet_count = 0\n")).unwrap();
+        let want = ErosionDials::new(size).droplet_count;
+        assert!(want > 1, "{want}");
+        assert_eq!(d.erosion.unwrap().droplet_count, want, "size {size}");
+    }
+    let limit = dials::MAX_DIALS_FILE_BYTES as usize;
+    let path = out("limit.toml");
+    let body = "seed = 7\n";
+    std::fs::write(&path, format!("{body}{}\n", "#".repeat(limit - body.len() - 1))).unwrap();
+    assert!(dials::load_toml(&path).is_ok(), "a file of exactly the limit is read");
+    std::fs::write(&path, format!("{body}{}\n", "#".repeat(limit - body.len()))).unwrap();
+    let e = dials::load_toml(&path).unwrap_err().to_string();
+    assert!(e.contains("at most"), "{e}");
+}
