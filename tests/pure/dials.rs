@@ -232,3 +232,31 @@ fn the_dials_file_rules_hold_at_their_edges() {
     let e = dials::load_toml(&path).unwrap_err().to_string();
     assert!(e.contains("at most"), "{e}");
 }
+
+/// The heights part of `diff` against a hand-made change: three pixels moved by known metres
+/// give that count and share, the largest rise and fall in metres, and the pixel of each; the
+/// sections that hold them changed and the others equal.
+#[test]
+fn diff_reports_the_heights_that_moved_by_how_much_and_where() {
+    use isla::blueprint::testing::cone_island;
+    let a = cone_island(64);
+    let mut b = a.clone();
+    let mpr = a.params.metres_per_raw;
+    let n = a.map_size as usize;
+    for (x, y, metres) in [(5usize, 7usize, 2.0f32), (10, 2, -3.0), (1, 1, 1.0)] {
+        b.heights_raw[x * n + y] += metres / mpr;
+    }
+    let (pa, pb) = (out("heights-a.dat"), out("heights-b.dat"));
+    blueprint::write_file_atomic(&pa, &a).unwrap();
+    blueprint::write_file_atomic(&pb, &b).unwrap();
+    let d = diff_files(&pa, &pb).unwrap().diff;
+    assert!(!d.equal);
+    let h = d.heights.unwrap();
+    assert_eq!(h.changed_pixels, 3);
+    assert!((h.changed_share - 3.0 / (n * n) as f64).abs() < 1e-12, "{}", h.changed_share);
+    assert!((h.largest_rise_m - 2.0).abs() < 0.01 && h.rise_at == [5, 7], "{h:?}");
+    assert!((h.largest_fall_m - 3.0).abs() < 0.01 && h.fall_at == [10, 2], "{h:?}");
+    let state = |tag: &str| d.sections.iter().find(|s| s.tag == tag).map(|s| s.state);
+    assert_eq!(state("HGTS"), Some(SectionState::Changed));
+    assert_eq!(state("PRMS"), Some(SectionState::Equal));
+}
