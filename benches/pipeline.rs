@@ -75,6 +75,7 @@ fn isla_sections() -> Vec<ChunkData> {
                 gradient: vec![[0.0; 2]; PADDED * PADDED],
                 biome: vec![3; PADDED * PADDED],
                 road: vec![0; PADDED * PADDED],
+                paint: vec![[2.0, 0.0]; PADDED * PADDED],
                 sections,
                 water: None,
             });

@@ -54,6 +54,12 @@ pub struct LodExt {
     /// Snow: linear colour, w the snow line (m; far above any terrain without snow).
     #[uniform(100)]
     pub snow: Vec4,
+    /// Linear colours of the roads' paint: asphalt (highways) and gravel (roads), laid where a
+    /// chunk's paint field (its UVs) is ≤ 0.
+    #[uniform(100)]
+    pub asphalt: Vec4,
+    #[uniform(100)]
+    pub gravel: Vec4,
     /// A coarse tile's far-field texture grid (`mesh::far_field`): x, z of texel (0, 0) and the
     /// spacing (m), w texels a side; all 0 without textures (level 0).
     #[uniform(100)]
@@ -96,6 +102,8 @@ impl LodExt {
             sand: Vec4::from(material_colour(Material::Sand as u8)),
             rock: Vec4::from(material_colour(Material::Rock as u8)),
             snow: Vec3::from_slice(&material_colour(Material::Snow as u8)[..3]).extend(snow_line_m.unwrap_or(1.0e9)),
+            asphalt: Vec4::from(material_colour(Material::Asphalt as u8)),
+            gravel: Vec4::from(material_colour(Material::Gravel as u8)),
             own_grid: Vec4::ZERO,
             parent_grid: Vec4::ZERO,
             own_colour: None,
@@ -409,10 +417,15 @@ fn upload_node_meshes(
         let mut ec = commands.entity(e);
         ec.remove::<NodeBuffers>();
         if !terrain.is_empty() {
-            let TerrainMesh { positions, normals, colors, indices } = terrain;
-            let mesh = to_mesh(positions, normals, colors, indices)
+            let TerrainMesh { positions, normals, colors, paint, indices } = terrain;
+            let mut mesh = to_mesh(positions, normals, colors, indices)
                 .with_inserted_attribute(ATTRIBUTE_LOD_MORPH, morph)
                 .with_inserted_attribute(ATTRIBUTE_LOD_MORPH_COLOR, morph_colors);
+            // A Marching Cubes chunk's paint field rides in the first UV set (the terrain shader
+            // reads it as such, under `VERTEX_UVS_A`).
+            if !paint.is_empty() {
+                mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, paint);
+            }
             let level = (node.id.level as usize).min(mats.levels.len() - 1);
             // A coarse tile draws with its own material: the level's, with its textures.
             let material = match (textures, lod_materials.get(&mats.levels[level]).cloned()) {

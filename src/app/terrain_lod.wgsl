@@ -35,6 +35,9 @@ struct LodParams {
     rock: vec4<f32>,
     // rgb: snow colour; w: the snow line (m).
     snow: vec4<f32>,
+    // The roads' paint (linear): asphalt on highways, gravel on roads.
+    asphalt: vec4<f32>,
+    gravel: vec4<f32>,
     // A coarse tile's far-field textures (mesh::far_field): x, z of texel (0, 0) (m), the texel
     // spacing (m), w texels a side. Its own level's, and its parent level's over its area.
     own_grid: vec4<f32>,
@@ -51,6 +54,11 @@ struct Vertex {
     @builtin(instance_index) instance_index: u32,
     @location(0) position: vec3<f32>,
 #ifdef PREPASS_PIPELINE
+#ifdef VERTEX_UVS_A
+    // A Marching Cubes chunk's paint field: x the distance (columns) to the nearest paint edge,
+    // negative on the paint; y 1 + the paint's tier (0 highway, 1 road).
+    @location(1) paint: vec2<f32>,
+#endif
 #ifdef NORMAL_PREPASS_OR_DEFERRED_PREPASS
 #ifdef VERTEX_NORMALS
     @location(3) normal: vec3<f32>,
@@ -62,6 +70,9 @@ struct Vertex {
 #else
 #ifdef VERTEX_NORMALS
     @location(1) normal: vec3<f32>,
+#endif
+#ifdef VERTEX_UVS_A
+    @location(2) paint: vec2<f32>,
 #endif
 #ifdef VERTEX_COLORS
     @location(5) color: vec4<f32>,
@@ -116,6 +127,9 @@ fn vertex(v: Vertex) -> VertexOutput {
     } else {
         out.color = mix(v.color, v.morph_color, k) * lod.tint;
     }
+#endif
+#ifdef VERTEX_UVS_A
+    out.uv = v.paint;
 #endif
 #ifdef VERTEX_OUTPUT_INSTANCE_INDEX
     out.instance_index = v.instance_index;
@@ -184,6 +198,11 @@ fn grid_uv(grid: vec4<f32>, xz: vec2<f32>) -> vec2<f32> {
 fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
     var pbr_input = pbr_input_from_standard_material(in, is_front);
     pbr_input.material.base_color = alpha_discard(pbr_input.material, pbr_input.material.base_color);
+#ifdef VERTEX_UVS_A
+    // The paint field's change over one screen pixel (in uniform control flow): the paint edge
+    // is antialiased over it.
+    let paint_blur = max(fwidth(in.uv.x), 1e-3);
+#endif
     var out: FragmentOutput;
     var textured = false;
     if lod.morph.w > 0.5 {
@@ -209,13 +228,21 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     }
     if (pbr_input.material.flags & STANDARD_MATERIAL_FLAGS_UNLIT_BIT) == 0u {
         if !textured {
-            // The vertex alpha is the natural ground's weight: 0 on a road (its surface colour
-            // as it is: no sand, rock or snow laid over it) and on a level-0 chunk's morph
+            // The vertex alpha is the natural ground's weight: 0 on a level-0 chunk's morph
             // target (the level-1 texture's final colour), 1 elsewhere; the output is opaque.
             let cover = pbr_input.material.base_color.rgb;
             let natural = pbr_input.material.base_color.a;
             let ground = surface_colour(cover, in.world_position.xyz, pbr_input.N);
-            pbr_input.material.base_color = vec4<f32>(mix(cover, ground, natural), 1.0);
+            var c = mix(cover, ground, natural);
+#ifdef VERTEX_UVS_A
+            // The roads' paint, where the interpolated field is ≤ 0: a straight edge between
+            // columns, one pixel wide of antialiasing. It fades with the morph as the natural
+            // ground does (the morph target's colour already holds the road).
+            let paved = clamp(0.5 - in.uv.x / paint_blur, 0.0, 1.0) * natural;
+            let road = mix(lod.asphalt.rgb, lod.gravel.rgb, clamp(in.uv.y - 1.0, 0.0, 1.0)) * lod.tint.rgb;
+            c = mix(c, road, paved);
+#endif
+            pbr_input.material.base_color = vec4<f32>(c, 1.0);
         }
         let hemi = mix(lod.ambient_down.rgb, lod.ambient_up.rgb, 0.5 + 0.5 * pbr_input.N.y);
         let diffuse = pbr_input.material.base_color.rgb * (1.0 - pbr_input.material.metallic);

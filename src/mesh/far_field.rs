@@ -203,17 +203,32 @@ fn ground_colour(
     }
 }
 
-/// A column's colour as a level shows it over the natural `ground`: a road's surface, and river
+/// A column's colour as a level shows it over the natural `ground`: the roads' paint, covering
+/// the sample by the share of its `footprint_m` the paint field says lies on the paint, and river
 /// water where the level's surface (`surface`, asked once per texel) hides the water (its own
 /// sheet, at the water's level, then cannot show it: a river narrower than the level's cells).
-fn overlay(src: &WorldSource, surface: &mut impl FnMut() -> f32, x: i64, z: i64, ground: [f32; 3]) -> [f32; 3] {
+fn overlay(
+    src: &WorldSource,
+    surface: &mut impl FnMut() -> f32,
+    x: i64,
+    z: i64,
+    ground: [f32; 3],
+    footprint_m: f32,
+) -> [f32; 3] {
     let rgb = |m: Material| {
         let c = material_colour(m as u8);
         [c[0], c[1], c[2]]
     };
-    let c = match src.road_at(x, z) {
-        Some(RoadTier::Highway) => rgb(Material::Asphalt),
-        Some(_) => rgb(Material::Gravel),
+    let c = match src.paint_at(x, z) {
+        Some((d, tier)) => {
+            let paint = rgb(if tier == RoadTier::Highway { Material::Asphalt } else { Material::Gravel });
+            // A ramp one footprint wide across the paint edge, and no more than the paint's
+            // width can cover (a road thinner than the footprint fades; a square, whose field
+            // runs deeper than a road's half-width, is as wide as the field is deep).
+            let half = src.roads.paint_half_m(tier).max(-d);
+            let cover = (0.5 - d / footprint_m).clamp(0.0, 1.0).min(2.0 * half / footprint_m);
+            mix3(ground, paint, cover)
+        }
         None => ground,
     };
     let n = src.layout.map_size as i64;
@@ -296,6 +311,8 @@ pub fn bake(
         let n = (side_i - 1) / r + 1;
         let offsets: &[i64] = if sp == 1 { &[0] } else { &[-(sp / 2) + sp / 4, sp / 4] };
         let weight = 1.0 / (offsets.len() * offsets.len()) as f32;
+        // Each sample stands for its share of the texel's footprint, at least one column.
+        let footprint_m = col * (sp as f32 / offsets.len() as f32).max(1.0);
         let mut out = TileTexture {
             origin,
             spacing: sp,
@@ -317,7 +334,7 @@ pub fn bake(
                 } else {
                     for &ox in offsets {
                         for &oz in offsets {
-                            let v = overlay(src, &mut surface, x + ox, z + oz, base);
+                            let v = overlay(src, &mut surface, x + ox, z + oz, base, footprint_m);
                             for k in 0..3 {
                                 c[k] += v[k] * weight;
                             }

@@ -7,7 +7,7 @@
 //! vertices. Vertices are shared inside a chunk section through a per-edge cache; the cache and
 //! the output buffers are reused between calls (no allocation per voxel).
 
-use super::palette::{cover_colour, lerp4};
+use super::palette::{ground_cover_colour, lerp4};
 use super::tables::{EDGES, case_table, corner_offset, edge_axis};
 use crate::world::{ChunkData, PADDED, SECTION_VOXELS, SectionData};
 
@@ -17,6 +17,10 @@ pub struct TerrainMesh {
     pub positions: Vec<[f32; 3]>,
     pub normals: Vec<[f32; 3]>,
     pub colors: Vec<[f32; 4]>,
+    /// Per vertex, the roads' paint field ([`ChunkData::paint`]) blended along the vertex's
+    /// edge: the terrain shader paints where the interpolated distance is ≤ 0. Filled by the
+    /// palette shading of a Marching Cubes chunk, empty otherwise.
+    pub paint: Vec<[f32; 2]>,
     pub indices: Vec<u32>,
 }
 
@@ -25,6 +29,7 @@ impl TerrainMesh {
         self.positions.clear();
         self.normals.clear();
         self.colors.clear();
+        self.paint.clear();
         self.indices.clear();
     }
     pub fn triangle_count(&self) -> usize {
@@ -35,7 +40,7 @@ impl TerrainMesh {
     }
     /// Bytes of the vertex and index buffers.
     pub fn byte_size(&self) -> usize {
-        self.positions.len() * (12 + 12 + 16) + self.indices.len() * 4
+        self.positions.len() * (12 + 12 + 16) + self.paint.len() * 8 + self.indices.len() * 4
     }
 }
 
@@ -245,11 +250,14 @@ fn push_vertex(
     out.normals.push([-gxs * inv, inv, -gzs * inv]);
 
     // Colour: the ground cover of both columns' biomes, blended along the edge, so biome borders
-    // fade instead of stepping (rock and sand are decided per pixel, in the terrain shader).
+    // fade instead of stepping (rock and sand are decided per pixel, in the terrain shader, and
+    // so is the roads' paint, from the field blended here).
     let colour = match shading {
         Shading::Palette => {
-            let colour_a = cover_colour(chunk.biome[ca], chunk.road[ca]);
-            if ca == cb { colour_a } else { lerp4(colour_a, cover_colour(chunk.biome[cb], chunk.road[cb]), t) }
+            let (pa, pb) = (chunk.paint[ca], chunk.paint[cb]);
+            out.paint.push([pa[0] + (pb[0] - pa[0]) * t, pa[1] + (pb[1] - pa[1]) * t]);
+            let colour_a = ground_cover_colour(chunk.biome[ca]);
+            if ca == cb { colour_a } else { lerp4(colour_a, ground_cover_colour(chunk.biome[cb]), t) }
         }
         Shading::Normals => [-gxs * inv * 0.5 + 0.5, inv * 0.5 + 0.5, -gzs * inv * 0.5 + 0.5, 1.0],
         Shading::Materials => {

@@ -13,9 +13,9 @@ use super::{WorldLayout, WorldSource};
 use crate::blueprint::Biome;
 
 /// Resident-memory budget of a meshed chunk, per column it owns: columns (surface, gradient,
-/// biome: 13 B for each of the 33² padded samples), water (28 B per padded sample when any column
-/// is wet) and bookkeeping, rounded up. Checked by the streaming test.
-pub const RESIDENT_BYTES_PER_COLUMN: usize = 48;
+/// biome, road, paint field: 22 B for each of the 33² padded samples), water (28 B per padded
+/// sample when any column is wet) and bookkeeping, rounded up. Checked by the streaming test.
+pub const RESIDENT_BYTES_PER_COLUMN: usize = 56;
 
 /// One vertical section that meets the surface.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,6 +60,11 @@ pub struct ChunkData {
     pub biome: Vec<u8>,
     /// Road per column: 0 none, else 1 + the [`RoadTier`](crate::blueprint::RoadTier) ordinal.
     pub road: Vec<u8>,
+    /// `PADDED²` paint field for drawing the roads (SPEC §3 "Roads"): `[distance, tier]`, the
+    /// signed distance from the column to the nearest paint edge in columns (negative on the
+    /// paint, at most [`NO_PAINT_COLUMNS`](super::roads::NO_PAINT_COLUMNS)) and 1 + the nearest
+    /// paint's tier ordinal (a column with none borrows an 8-neighbour's, 0 with none either).
+    pub paint: Vec<[f32; 2]>,
     /// Sections that meet the surface, bottom to top.
     pub sections: Vec<SectionData>,
     /// `None` when no column is wet: such a chunk has no water data at all.
@@ -92,7 +97,11 @@ impl ChunkData {
     }
     /// Bytes held by this chunk's grids (for the stats panel).
     pub fn resident_bytes(&self) -> usize {
-        let cols = self.surface_y_m.len() * 4 + self.gradient.len() * 8 + self.biome.len();
+        let cols = self.surface_y_m.len() * 4
+            + self.gradient.len() * 8
+            + self.biome.len()
+            + self.road.len()
+            + self.paint.len() * 8;
         let secs: usize = self.sections.iter().map(|s| s.density.len() * 4 + s.material.len()).sum();
         let water = self
             .water
@@ -123,6 +132,7 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
             road[i] = src.road_at(px, py).map_or(0, |t| t as u8 + 1);
         }
     }
+    let paint = paint_field(src, origin);
 
     // Sections that overlap [min surface, max surface] are the only ones a sign change can reach.
     let (lo, hi) = surface.iter().fold((f32::MAX, f32::MIN), |(a, b), &s| (a.min(s), b.max(s)));
@@ -143,9 +153,41 @@ pub fn build_chunk(src: &WorldSource, coord: ChunkCoord) -> ChunkData {
         gradient,
         biome: biome.iter().map(|&b| b as u8).collect(),
         road,
+        paint,
         sections,
         water,
     }
+}
+
+/// The paint field of a chunk's padded columns (see [`ChunkData::paint`]). A column off every
+/// paint borrows the tier of a neighbour's, so the field's tier does not fade towards "none"
+/// between a painted column and its unpainted neighbour.
+fn paint_field(src: &WorldSource, origin: (i64, i64)) -> Vec<[f32; 2]> {
+    use super::roads::NO_PAINT_COLUMNS;
+    let column_m = src.layout.column_m;
+    let tier_at = |px: i64, py: i64| src.paint_at(px, py).map(|(_, t)| t);
+    let mut paint = vec![[NO_PAINT_COLUMNS, 0.0]; PADDED * PADDED];
+    if src.roads.is_empty() {
+        return paint;
+    }
+    for cx in 0..PADDED {
+        for cz in 0..PADDED {
+            let (px, py) = (origin.0 + cx as i64, origin.1 + cz as i64);
+            let i = ChunkData::column_index(cx, cz);
+            match src.paint_at(px, py) {
+                Some((d_m, t)) => paint[i] = [(d_m / column_m).min(NO_PAINT_COLUMNS), t as u8 as f32 + 1.0],
+                None => {
+                    let borrowed = (-1..=1)
+                        .flat_map(|dx| (-1..=1).map(move |dz| (dx, dz)))
+                        .find_map(|(dx, dz)| tier_at(px + dx, py + dz));
+                    if let Some(t) = borrowed {
+                        paint[i][1] = t as u8 as f32 + 1.0;
+                    }
+                }
+            }
+        }
+    }
+    paint
 }
 
 fn build_section(

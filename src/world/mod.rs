@@ -111,8 +111,8 @@ impl WorldSource {
     /// carved in. Pixels outside the map read the nearest edge pixel.
     #[inline]
     pub fn surface_y_m(&self, px: i64, py: i64) -> f32 {
-        match self.carve(px, py) {
-            Some(c) => c.surface_m,
+        match self.carve(px, py).and_then(|c| c.surface_m) {
+            Some(s) => s,
             None => terrain_y_m(&self.blueprint, px, py),
         }
     }
@@ -120,6 +120,13 @@ impl WorldSource {
     /// The road on a column, if any.
     pub fn road_at(&self, px: i64, py: i64) -> Option<RoadTier> {
         self.carve(px, py).and_then(|c| c.road)
+    }
+
+    /// The paint field at a column (SPEC §3 "Roads"): the signed distance (m) from its centre to
+    /// the nearest paint edge, negative on the paint, and that paint's tier; `None` where no
+    /// paint lies within [`roads::NO_PAINT_COLUMNS`] columns (and on wet columns).
+    pub fn paint_at(&self, px: i64, py: i64) -> Option<(f32, RoadTier)> {
+        self.carve(px, py).and_then(|c| Some((c.paint_m(), c.paint_tier?)))
     }
 
     /// Slope of the rendered surface at a column, `[dY/dX, dY/dZ]` (see [`gradient_of`]).
@@ -131,8 +138,8 @@ impl WorldSource {
     /// The water of a column (SPEC §3), the shoreline-seam rule reading the carved surface.
     pub fn water_at(&self, x: u32, y: u32, top_m: f32) -> Option<WaterColumn> {
         let bp = &*self.blueprint;
-        let rendered_raw = match self.carve(x as i64, y as i64) {
-            Some(c) => c.surface_m / bp.params.metres_per_raw,
+        let rendered_raw = match self.carve(x as i64, y as i64).and_then(|c| c.surface_m) {
+            Some(s) => s / bp.params.metres_per_raw,
             None => bp.height_raw(x, y),
         };
         water_column_over(bp, &self.water, x, y, top_m, rendered_raw)

@@ -78,8 +78,13 @@ pub struct Square {
 impl Square {
     /// How far (pixels, Chebyshev) a point lies outside the square; 0 inside.
     pub fn outside_px(&self, p: [f32; 2]) -> f32 {
+        self.signed_px(p).max(0.0)
+    }
+
+    /// The signed Chebyshev distance (pixels) from a point to the square's edge: negative inside.
+    pub fn signed_px(&self, p: [f32; 2]) -> f32 {
         let d = (p[0] - self.centre[0]).abs().max((p[1] - self.centre[1]).abs());
-        (d - self.half_px).max(0.0)
+        d - self.half_px
     }
 }
 
@@ -130,11 +135,37 @@ struct Foot {
     on_bridge: bool,
 }
 
-/// The column answer: the carved surface (m) and the tier of a road on the column, if any.
+/// The column answer: the carved surface, the road on the column and the paint field near it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Carve {
-    pub surface_m: f32,
+    /// The carved surface (m); `None` on a column only the paint field reaches, which keeps
+    /// its own height (and its own water rules).
+    pub surface_m: Option<f32>,
+    /// The tier of the road on the column, if any: the nearest road's, within its paint
+    /// half-width ([`RoadCarve::paint_half_m`]), or a square's paving inside it.
     pub road: Option<RoadTier>,
+    /// The paint field: the signed distance (cm) from the column's centre to the nearest paint
+    /// edge of any off-bridge road or square, negative on the paint (clamped to ±327 m). The
+    /// renderer interpolates it between columns and thresholds it per pixel, so a paint edge is
+    /// a straight line wherever it runs, not a row of one-column steps.
+    pub paint_cm: i16,
+    /// The tier of the paint nearest the column (a square's paving for a square).
+    pub paint_tier: Option<RoadTier>,
+}
+
+impl Carve {
+    /// The paint field in metres (see [`Carve::paint_cm`]).
+    pub fn paint_m(&self) -> f32 {
+        self.paint_cm as f32 / 100.0
+    }
+}
+
+/// The paint field is held on the columns within this many columns of a paint edge; farther
+/// columns read it as exactly this far (off the paint).
+pub const NO_PAINT_COLUMNS: f32 = 2.0;
+
+fn to_cm(m: f32) -> i16 {
+    (m * 100.0).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16
 }
 
 fn bilinear(bp: &Blueprint, x: f32, y: f32) -> f32 {
@@ -277,7 +308,13 @@ fn carve_road(bp: &Blueprint, r: &Road, sea_m: f32, river_from: u16) -> CarvedRo
 fn cull_segments(roads: &[CarvedRoad], per_side: usize, mpp: f32) -> Vec<Vec<(u32, u32)>> {
     let chunk = CHUNK_COLUMNS as usize;
     let mut cull = vec![Vec::new(); per_side * per_side];
-    let margin_px = roads.iter().map(|r| road_width_m(r.tier) / 2.0 + MAX_SHOULDER_M).fold(0.0, f32::max) / mpp + 1.0;
+    // The widest reach of a road's carve, or of its paint field (half-width at least 0.75 of a
+    // column, then the field's columns beyond the edge).
+    let reach_m = |t: RoadTier| {
+        let half = road_width_m(t) / 2.0;
+        (half + MAX_SHOULDER_M).max(half.max(0.75 * mpp) + NO_PAINT_COLUMNS * mpp)
+    };
+    let margin_px = roads.iter().map(|r| reach_m(r.tier)).fold(0.0, f32::max) / mpp + 1.0;
     for (ri, r) in roads.iter().enumerate() {
         for si in 0..r.points.len().saturating_sub(1) {
             let (a, b) = (r.points[si], r.points[si + 1]);
@@ -388,10 +425,10 @@ impl RoadCarve {
                             let mut cell = self.carve_column(bp, x, y, super::column::terrain_y_m(bp, x, y));
                             // A carved column never ends below the water beside it (a shoulder
                             // blending into terrain that lies under a river's level next to it).
-                            if let Some(c) = cell.as_mut() {
+                            if let Some(surface) = cell.as_mut().and_then(|c| c.surface_m.as_mut()) {
                                 let beside = water_beside_m(bp, [x as f32, y as f32], 1);
-                                if c.surface_m < beside + SHORE_ABOVE_WATER_M {
-                                    c.surface_m = beside + SHORE_ABOVE_WATER_M;
+                                if *surface < beside + SHORE_ABOVE_WATER_M {
+                                    *surface = beside + SHORE_ABOVE_WATER_M;
                                 }
                             }
                             cells[(dx * c + dy) as usize] = cell;
@@ -434,52 +471,80 @@ impl RoadCarve {
         self.tiles.iter().filter(|t| t.is_some()).count()
     }
 
-    /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, or `None`
-    /// where no road reaches it: the nearest road's roadbed within its half-width, the shoulder
-    /// blending back to the terrain beyond.
     /// Whether a square or its shoulder reaches chunk `(cx, cy)`.
     fn square_near_chunk(&self, cx: i64, cy: i64) -> bool {
         let c = CHUNK_COLUMNS as f32;
-        let reach = SQUARE_SHOULDER_M / self.mpp + 1.0;
+        let reach = SQUARE_SHOULDER_M / self.mpp + NO_PAINT_COLUMNS + 1.0;
         let centre = [(cx as f32 + 0.5) * c, (cy as f32 + 0.5) * c];
         self.squares.iter().any(|s| s.outside_px(centre) <= 0.5 * c + reach)
     }
 
-    /// The carve of a column: a town's square (flat inside, blending out over its shoulder),
-    /// else the road nearest it.
+    /// How far either side of its centreline a `tier` road is painted (m): its half-width, at
+    /// least 0.75 of a column, so a line of columns stays unbroken on coarse maps.
+    pub fn paint_half_m(&self, tier: RoadTier) -> f32 {
+        (road_width_m(tier) / 2.0).max(0.75 * self.mpp)
+    }
+
+    /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, or `None`
+    /// where neither a road, a square nor their paint field reaches it: a town's square (flat
+    /// inside, blending out over its shoulder), else the road nearest it; and the paint field.
     fn carve_column(&self, bp: &Blueprint, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
         let q = [px as f32 + 0.5, py as f32 + 0.5];
+        // Every segment in the chunk's list where it is nearest the column, computed once for
+        // both the carve and the paint.
+        let feet: Vec<Foot> = match self.chunk_of(px, py) {
+            Some(k) if !self.roads.is_empty() => self.cull[k].iter().map(|&(ri, si)| self.foot(ri, si, q)).collect(),
+            _ => Vec::new(),
+        };
+        let (paint_m, paint_tier) = self.paint_of(&feet, q);
+        let paint_cm = to_cm(paint_m);
         let square = self.squares.iter().map(|s| (s.outside_px(q) * self.mpp, s)).min_by(|a, b| a.0.total_cmp(&b.0));
+        let carve = |surface_m: f32, road| Some(Carve { surface_m: Some(surface_m), road, paint_cm, paint_tier });
         if let Some((0.0, s)) = square {
-            return Some(Carve { surface_m: s.height_m.max(FLOOR_Y_M), road: Some(s.paving) });
+            return carve(s.height_m.max(FLOOR_Y_M), Some(s.paving));
         }
-        let road = self.carve_road_column(bp, px, py, terrain_m);
-        match (road, square) {
-            (Some(c), _) => Some(c),
+        match (self.carve_road_column(bp, &feet, q, terrain_m), square) {
+            (Some((surface, road)), _) => carve(surface, road),
             (None, Some((d, s))) if d < SQUARE_SHOULDER_M => {
                 let f = d / SQUARE_SHOULDER_M;
                 let f = f * f * (3.0 - 2.0 * f);
-                Some(Carve { surface_m: (s.height_m + (terrain_m - s.height_m) * f).max(FLOOR_Y_M), road: None })
+                carve((s.height_m + (terrain_m - s.height_m) * f).max(FLOOR_Y_M), None)
+            }
+            // A column only the paint field reaches keeps its own height: the field must fall
+            // to its far value beyond the paint edge, not at the edge's own column.
+            _ if paint_tier.is_some() && paint_m < NO_PAINT_COLUMNS * self.mpp => {
+                Some(Carve { surface_m: None, road: None, paint_cm, paint_tier })
             }
             _ => None,
         }
     }
 
-    /// The carve the roads give a column: flat at the nearest road's roadbed within its
-    /// half-width; outside every roadway, each road segment's shoulder blends from its roadbed
-    /// back to the terrain over a width its fill or cut at the edge needs
-    /// ([`embankment_shoulder_m`]), and the column takes the highest fill and the deepest cut of
-    /// the segments that reach it (a maximum and a minimum of continuous blends: no step where two
-    /// roads' shoulders, or a hairpin's two legs', meet).
-    fn carve_road_column(&self, bp: &Blueprint, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
-        if self.roads.is_empty() {
-            return None;
-        }
-        let k = self.chunk_of(px, py)?;
-        // Column centre in pixel coordinates.
-        let q = [px as f32 + 0.5, py as f32 + 0.5];
-        // Every segment in the chunk's list where it is nearest the column.
-        let feet: Vec<Foot> = self.cull[k].iter().map(|&(ri, si)| self.foot(ri, si, q)).collect();
+    /// The paint field at a column centre `q` (see [`Carve::paint_cm`]), in metres, and the
+    /// nearest paint's tier: the least of every off-bridge road segment's distance less its
+    /// paint half-width and every square's signed distance; `(+∞, None)` with neither.
+    fn paint_of(&self, feet: &[Foot], q: [f32; 2]) -> (f32, Option<RoadTier>) {
+        let roads = feet.iter().filter(|f| !f.on_bridge).map(|f| {
+            let tier = self.roads[f.road as usize].tier;
+            (f.d_px * self.mpp - self.paint_half_m(tier), tier)
+        });
+        let squares = self.squares.iter().map(|s| (s.signed_px(q) * self.mpp, s.paving));
+        roads.chain(squares).min_by(|a, b| a.0.total_cmp(&b.0)).map_or((f32::INFINITY, None), |(d, t)| (d, Some(t)))
+    }
+
+    /// The carve the roads give a column centred on `q`, from its `feet`: the surface (m) and
+    /// the road on it. Flat at the nearest road's roadbed within its half-width; outside every
+    /// roadway, each road segment's shoulder blends from its roadbed back to the terrain over a
+    /// width its fill or cut at the edge needs ([`embankment_shoulder_m`]), and the column takes
+    /// the highest fill and the deepest cut of the segments that reach it (a maximum and a
+    /// minimum of continuous blends: no step where two roads' shoulders, or a hairpin's two
+    /// legs', meet).
+    fn carve_road_column(
+        &self,
+        bp: &Blueprint,
+        feet: &[Foot],
+        q: [f32; 2],
+        terrain_m: f32,
+    ) -> Option<(f32, Option<RoadTier>)> {
         let first = *feet.iter().min_by(|a, b| a.d_px.total_cmp(&b.d_px))?;
         let r = &self.roads[first.road as usize];
         if first.on_bridge {
@@ -487,18 +552,16 @@ impl RoadCarve {
         }
         let d_m = first.d_px * self.mpp;
         let half = road_width_m(r.tier) / 2.0;
-        // The road's material reaches at least 0.75 px so a line of columns stays unbroken on
-        // coarse maps.
-        let paint = (d_m <= half.max(0.75 * self.mpp)).then_some(r.tier);
+        let paint = (d_m <= self.paint_half_m(r.tier)).then_some(r.tier);
         if d_m <= half {
-            return Some(Carve { surface_m: first.bed_m.max(FLOOR_Y_M), road: paint });
+            return Some((first.bed_m.max(FLOOR_Y_M), paint));
         }
         let (mut fill, mut cut, mut reached) = (0f32, 0f32, paint.is_some());
         for f in feet.iter().filter(|f| !f.on_bridge) {
             let Some(c) = self.shoulder_m(bp, f, q, terrain_m) else { continue };
             (fill, cut, reached) = (fill.max(c - terrain_m), cut.min(c - terrain_m), true);
         }
-        reached.then(|| Carve { surface_m: (terrain_m + fill + cut).max(FLOOR_Y_M), road: paint })
+        reached.then(|| ((terrain_m + fill + cut).max(FLOOR_Y_M), paint))
     }
 
     /// Where segment `si` of road `ri` is nearest the point `q` (pixel coordinates).

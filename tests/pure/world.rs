@@ -327,6 +327,7 @@ fn chunk_with_density(f: impl Fn(f32, f32, f32) -> f32) -> ChunkData {
         gradient: vec![[0.0; 2]; PADDED * PADDED],
         biome: vec![3; PADDED * PADDED],
         road: vec![0; PADDED * PADDED],
+        paint: vec![[2.0, 0.0]; PADDED * PADDED],
         sections: vec![SectionData { index: 0, material: vec![2; density.len()], density }],
         water: None,
     }
