@@ -462,8 +462,10 @@ impl RoadCarve {
         (cx < self.chunks_per_side && cy < self.chunks_per_side).then_some(cx * self.chunks_per_side + cy)
     }
 
+    /// Whether nothing is carved: no road and no town square (a `ROAD` section with no roads
+    /// still carves its towns' squares).
     pub fn is_empty(&self) -> bool {
-        self.roads.is_empty()
+        self.roads.is_empty() && self.squares.is_empty()
     }
 
     /// How many chunks a road reaches (their columns' carve is held).
@@ -493,7 +495,7 @@ impl RoadCarve {
         // Every segment in the chunk's list where it is nearest the column, computed once for
         // both the carve and the paint.
         let feet: Vec<Foot> = match self.chunk_of(px, py) {
-            Some(k) if !self.roads.is_empty() => self.cull[k].iter().map(|&(ri, si)| self.foot(ri, si, q)).collect(),
+            Some(k) => self.cull[k].iter().map(|&(ri, si)| self.foot(ri, si, q)).collect(),
             _ => Vec::new(),
         };
         let (paint_m, paint_tier) = self.paint_of(&feet, q);

@@ -1414,6 +1414,55 @@ fn the_seam_rule_reads_the_carved_surface() {
     assert_eq!(carved.road_at(30, 30), Some(RoadTier::Road));
 }
 
+/// SPEC §3 "Town squares": with no road near, a town's square is carved flat at the terrain of
+/// its centre and paved, and blends back to the terrain over the 10 m shoulder by a smoothstep of
+/// the Chebyshev distance from the column's centre to the square; beyond it the terrain is
+/// untouched. Its paint field is the signed Chebyshev distance to its edge, its tier the paving.
+/// (cargo-mutants: the shoulder's blend and its reach were read by no test.)
+#[test]
+fn a_town_square_is_flat_and_blends_back_over_its_shoulder() {
+    let n = N as usize;
+    // A plane rising 0.5 m a column (25 %) along X.
+    let heights: Vec<f32> = (0..n * n).map(|i| 0.1 + 0.002 * (i / n) as f32).collect();
+    let town = Town { x: 32.5, y: 32.5, tier: TownTier::Town, is_highway_node: false };
+    let mut bp = IslandBuilder::new(N, heights).metres_per_raw(MPR).metres_per_pixel(2.0).towns(vec![town]).build();
+    bp.roads = Some(RoadNetwork { roads: vec![] });
+    let src = WorldSource::new(Arc::new(bp));
+    let (mpp, half_m, shoulder_m) = (2.0f32, 16.0f32, 10.0f32);
+    let centre_m = terrain_y_m(&src.blueprint, 32, 32);
+    let (mut inside, mut shoulder, mut beyond) = (0, 0, 0);
+    for x in 0..N as i64 {
+        for y in 0..N as i64 {
+            let q = [x as f32 + 0.5, y as f32 + 0.5];
+            let signed_m = (q[0] - 32.5).abs().max((q[1] - 32.5).abs()) * mpp - half_m;
+            let (got, terrain) = (src.surface_y_m(x, y), terrain_y_m(&src.blueprint, x, y));
+            if signed_m <= 0.0 {
+                inside += 1;
+                assert_eq!(got, centre_m, "({x}, {y}) inside the square");
+                assert_eq!(src.road_at(x, y), Some(RoadTier::Road), "({x}, {y}) inside the square is paved");
+            } else if signed_m < shoulder_m {
+                shoulder += 1;
+                let f = signed_m / shoulder_m;
+                let want = centre_m + (terrain - centre_m) * f * f * (3.0 - 2.0 * f);
+                assert!((got - want).abs() < 1e-3, "({x}, {y}) {signed_m} m out: {got} m, the blend says {want} m");
+                assert_eq!(src.road_at(x, y), None, "({x}, {y}) on the shoulder is not paved");
+            } else {
+                beyond += 1;
+                assert_eq!(got, terrain, "({x}, {y}) beyond the shoulder");
+            }
+            match src.paint_at(x, y) {
+                Some((d, tier)) => {
+                    assert!(signed_m < shoulder_m, "({x}, {y}): a paint field {d} m beyond the carve");
+                    assert!((d - signed_m).abs() <= 0.005, "({x}, {y}): paint field {d} m, the square says {signed_m}");
+                    assert_eq!(tier, RoadTier::Road);
+                }
+                None => assert!(signed_m >= shoulder_m, "({x}, {y}) {signed_m} m out has no paint field"),
+            }
+        }
+    }
+    assert!(inside == 17 * 17 && shoulder > 300 && beyond > 0, "{inside} inside, {shoulder} on the shoulder");
+}
+
 /// SPEC §4 "Bridges": the default island's bridges have decks, standing over the river water
 /// they span.
 #[test]
