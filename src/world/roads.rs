@@ -285,15 +285,15 @@ fn carve_road(bp: &Blueprint, r: &Road, sea_m: f32, river_from: u16) -> CarvedRo
     let floor = sea_m + ROADBED_ABOVE_SEA_M;
     // And never below the water beside it: every point stands at least
     // `ROADBED_ABOVE_SEA_M` over the highest water within the road's half-width and one
-    // column and a half, so no road column sits under a river or lake next to it.
+    // column and a half, so no road column sits under a river or lake next to it; a bridge's
+    // points, its abutments among them, stand the clearance over that water, so the deck is
+    // clear of it across its whole width (beside an abutment, and across a sloping river where
+    // the water beside the road's line stands higher than under it).
     let reach = (road_width_m(r.tier) / 2.0 / mpp + 1.5).ceil() as i64;
     let clear: Vec<f32> = (0..m)
         .map(|i| {
-            let own = match (bridge[i], water_level_m(bp, r.points[i])) {
-                (true, Some(l)) => l + BRIDGE_CLEARANCE_M,
-                _ => f32::NEG_INFINITY,
-            };
-            own.max(water_beside_m(bp, r.points[i], reach) + ROADBED_ABOVE_SEA_M)
+            let beside = water_beside_m(bp, r.points[i], reach);
+            beside + if bridge[i] { BRIDGE_CLEARANCE_M } else { ROADBED_ABOVE_SEA_M }
         })
         .collect();
     let lift: Vec<f32> = lower_cone(&clear, &s, grade).into_iter().map(|l| l.max(floor)).collect();
