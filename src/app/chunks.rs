@@ -226,6 +226,13 @@ impl Plugin for ChunkRenderPlugin {
             .add_systems(Update, count_gpu_bytes.in_set(super::IslaSet::Server).after(ServerSet::Swap))
             .add_systems(
                 Update,
+                apply_pending_textures
+                    .in_set(super::IslaSet::Server)
+                    .after(upload_node_meshes)
+                    .before(ServerSet::Select),
+            )
+            .add_systems(
+                Update,
                 follow_lod_switch
                     .run_if(resource_exists_and_changed::<super::settings::StreamSettings>)
                     .run_if(resource_exists::<ChunkMaterials>)
@@ -350,6 +357,53 @@ fn to_mesh_with(
         .with_inserted_indices(Indices::U32(indices))
 }
 
+/// A coarse tile's own material: its level's, with its far-field textures (their bytes counted
+/// in `bytes`); `None` when the level's material is gone (a reload under way).
+fn textured_material(
+    level: &Handle<LodMaterial>,
+    [own, parent]: [TileTexture; 2],
+    column_m: f32,
+    images: &mut Assets<Image>,
+    lod_materials: &mut Assets<LodMaterial>,
+    bytes: &mut NodeGpuBytes,
+) -> Option<Handle<LodMaterial>> {
+    let mut m = lod_materials.get(level).cloned()?;
+    bytes.textures = (own.byte_size() + parent.byte_size()) as u64;
+    let ext = &mut m.extension;
+    ext.morph.w = 1.0;
+    ext.own_grid = grid_uniform(&own, column_m);
+    ext.parent_grid = grid_uniform(&parent, column_m);
+    ext.own_colour = Some(images.add(tile_image(own.side, &own.colour, true)));
+    ext.own_normal = Some(images.add(tile_image(own.side, &own.normal, false)));
+    ext.parent_colour = Some(images.add(tile_image(parent.side, &parent.colour, true)));
+    ext.parent_normal = Some(images.add(tile_image(parent.side, &parent.normal, false)));
+    Some(lod_materials.add(m))
+}
+
+/// Put the textures baked after a first-view tile's mesh on its material (the tile drew its
+/// per-vertex colours until then).
+fn apply_pending_textures(
+    mut commands: Commands,
+    mut pending: Query<(Entity, &LodNode, &mut super::server::PendingTextures, &mut NodeGpuBytes), With<Mesh3d>>,
+    mats: Res<ChunkMaterials>,
+    world: Res<IslandWorld>,
+    mut images: ResMut<Assets<Image>>,
+    mut lod_materials: ResMut<Assets<LodMaterial>>,
+) {
+    let column_m = world.source.layout.column_m;
+    for (e, node, mut textures, mut bytes) in &mut pending {
+        let level = (node.id.level as usize).min(mats.levels.len() - 1);
+        let t = std::mem::take(&mut *textures.0);
+        let mut ec = commands.entity(e);
+        ec.remove::<super::server::PendingTextures>();
+        if let Some(m) =
+            textured_material(&mats.levels[level], t, column_m, &mut images, &mut lod_materials, &mut bytes)
+        {
+            ec.insert(MeshMaterial3d(m));
+        }
+    }
+}
+
 /// The ocean beyond the map's edge, so the sea reaches the horizon.
 #[derive(Component, Debug, Clone, Copy)]
 pub struct OpenSea;
@@ -428,22 +482,13 @@ fn upload_node_meshes(
             }
             let level = (node.id.level as usize).min(mats.levels.len() - 1);
             // A coarse tile draws with its own material: the level's, with its textures.
-            let material = match (textures, lod_materials.get(&mats.levels[level]).cloned()) {
-                (Some(t), Some(mut m)) => {
-                    let [own, parent] = *t;
-                    bytes.textures = (own.byte_size() + parent.byte_size()) as u64;
-                    let ext = &mut m.extension;
-                    ext.morph.w = 1.0;
-                    ext.own_grid = grid_uniform(&own, column_m);
-                    ext.parent_grid = grid_uniform(&parent, column_m);
-                    ext.own_colour = Some(images.add(tile_image(own.side, &own.colour, true)));
-                    ext.own_normal = Some(images.add(tile_image(own.side, &own.normal, false)));
-                    ext.parent_colour = Some(images.add(tile_image(parent.side, &parent.colour, true)));
-                    ext.parent_normal = Some(images.add(tile_image(parent.side, &parent.normal, false)));
-                    lod_materials.add(m)
+            let material = match textures {
+                Some(t) => {
+                    textured_material(&mats.levels[level], *t, column_m, &mut images, &mut lod_materials, &mut bytes)
                 }
-                _ => mats.levels[level].clone(),
-            };
+                None => None,
+            }
+            .unwrap_or_else(|| mats.levels[level].clone());
             ec.insert((Mesh3d(meshes.add(mesh)), MeshMaterial3d(material)));
             if !casts_shadow(&lod.0.ranges, node.id.level) {
                 ec.insert(NotShadowCaster);

@@ -16,7 +16,8 @@
 
 use super::IslandWorld;
 use super::settings::DebugToggles;
-use crate::mesh::lod::{LodMesh, build_node};
+use crate::mesh::far_field::TileTexture;
+use crate::mesh::lod::{LodMesh, bake_tile, build_node_with};
 use crate::world::display::display_set;
 use crate::world::lod::{LodTree, NodeId};
 use crate::world::{ChunkCoord, ChunkData, should_unload};
@@ -126,19 +127,44 @@ struct BuiltNode {
     built: Option<(LodMesh, Option<ChunkData>, [f32; 2])>,
 }
 
-/// The build queue: jobs in flight, the set still wanted, and the channel results come back on.
+/// What a bake job hands back: a first-view tile's far-field textures.
+struct BakedNode {
+    id: NodeId,
+    style: MeshStyle,
+    textures: Box<[TileTexture; 2]>,
+}
+
+/// A coarse tile's far-field textures, baked after its mesh (the first view's tiles), waiting to
+/// be put on its material once the mesh is uploaded.
+#[derive(Component)]
+pub struct PendingTextures(pub Box<[TileTexture; 2]>);
+
+/// The build queue: jobs in flight, the set still wanted, and the channel results come back on;
+/// and the first view's texture bakes in flight, with theirs.
 #[derive(Resource)]
 struct Builder {
     in_flight: HashSet<NodeId>,
     wanted: Arc<Mutex<HashSet<NodeId>>>,
     tx: Sender<BuiltNode>,
     rx: Mutex<Receiver<BuiltNode>>,
+    bakes: HashSet<NodeId>,
+    bake_tx: Sender<BakedNode>,
+    bake_rx: Mutex<Receiver<BakedNode>>,
 }
 
 impl Default for Builder {
     fn default() -> Self {
         let (tx, rx) = channel();
-        Self { in_flight: HashSet::new(), wanted: Arc::default(), tx, rx: Mutex::new(rx) }
+        let (bake_tx, bake_rx) = channel();
+        Self {
+            in_flight: HashSet::new(),
+            wanted: Arc::default(),
+            tx,
+            rx: Mutex::new(rx),
+            bakes: HashSet::new(),
+            bake_tx,
+            bake_rx: Mutex::new(bake_rx),
+        }
     }
 }
 
@@ -168,6 +194,7 @@ pub fn settled(world: &World, at: [f32; 3]) -> bool {
         && sel.target.iter().all(|id| sel.displayed.contains(id))
         && sel.displayed.len() == sel.target.len()
         && b.in_flight.is_empty()
+        && b.bakes.is_empty()
         && stale.0.is_empty()
 }
 
@@ -202,7 +229,7 @@ impl Plugin for WorldServerPlugin {
                 Update,
                 rebuild_on_style_change.run_if(resource_changed::<DebugToggles>).before(ServerSet::Collect),
             )
-            .add_systems(Update, collect_builds.in_set(ServerSet::Collect))
+            .add_systems(Update, (collect_builds, collect_bakes).chain().in_set(ServerSet::Collect))
             .add_systems(Update, (select_nodes, schedule_builds).chain().in_set(ServerSet::Select))
             .add_systems(Update, (swap_nodes, report_loading, retire_old_world).chain().in_set(ServerSet::Swap));
     }
@@ -349,9 +376,14 @@ fn schedule_builds(
     settings: Res<StreamSettings>,
     selection: Res<Selection>,
     index: Res<NodeIndex>,
+    loading: Res<Loading>,
     mut builder: ResMut<Builder>,
     mut stats: ResMut<WorldStats>,
 ) {
+    // The first view's coarse tiles come without their textures, baked after every mesh is
+    // built (see `collect_builds`), so the first picture waits for the meshes alone; later
+    // tiles are swapped in only with their textures.
+    let bake = loading.finished;
     let todo: Vec<NodeId> = selection
         .target
         .iter()
@@ -370,7 +402,7 @@ fn schedule_builds(
         builder.in_flight.insert(id);
         rayon::spawn(move || {
             let still = wanted.lock().map(|w| w.contains(&id)).unwrap_or(true);
-            let built = still.then(|| build_node(&src, &tree, id, style.shading, style.highlight_seam));
+            let built = still.then(|| build_node_with(&src, &tree, id, style.shading, style.highlight_seam, bake));
             let _ = tx.send(BuiltNode { id, style, built });
         });
     }
@@ -385,6 +417,8 @@ fn collect_builds(
     mut stats: ResMut<WorldStats>,
     mut loading: ResMut<Loading>,
     toggles: Res<DebugToggles>,
+    world: Res<IslandWorld>,
+    lod: Res<Lod>,
 ) {
     let style = MeshStyle::of(&toggles);
     let mut ready = Vec::new();
@@ -404,6 +438,14 @@ fn collect_builds(
         }
         let triangles = mesh.terrain.triangle_count() as u32;
         stats.nodes_built_total += 1;
+        if b.id.level >= 1 && mesh.textures.is_none() {
+            let (src, top, tx, style) = (world.source.clone(), lod.0.top_level, builder.bake_tx.clone(), b.style);
+            builder.bakes.insert(b.id);
+            rayon::spawn(move || {
+                let textures = bake_tile(&src, b.id, top, style.shading);
+                let _ = tx.send(BakedNode { id: b.id, style, textures });
+            });
+        }
         let mut e = commands.spawn((
             LodNode { id: b.id, triangles, height_range_m },
             NodeBuffers(mesh),
@@ -419,6 +461,33 @@ fn collect_builds(
         }
     }
     stats.nodes_building = builder.in_flight.len() as u32;
+}
+
+/// Hand each baked texture pair to its tile (when it is still resident and drawn in the style
+/// it was baked for): `chunks::apply_pending_textures` puts it on the tile's material.
+fn collect_bakes(
+    mut commands: Commands,
+    mut builder: ResMut<Builder>,
+    index: Res<NodeIndex>,
+    toggles: Res<DebugToggles>,
+) {
+    let style = MeshStyle::of(&toggles);
+    let mut ready = Vec::new();
+    {
+        let rx = builder.bake_rx.lock().expect("bake channel");
+        while let Ok(b) = rx.try_recv() {
+            ready.push(b);
+        }
+    }
+    for b in ready {
+        builder.bakes.remove(&b.id);
+        if b.style != style {
+            continue;
+        }
+        if let Some(&e) = index.0.get(&b.id) {
+            commands.entity(e).try_insert(PendingTextures(b.textures));
+        }
+    }
 }
 
 fn swap_nodes(

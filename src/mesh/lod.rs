@@ -165,6 +165,33 @@ fn node_grid_rect(node: NodeId, grid: &LevelGrid) -> [i64; 4] {
 /// Mesh a coarse node (level ≥ 1) into `out`: terrain with morph targets and T-junction fill,
 /// and its merged water. `top_level` is the tree's root level (its nodes have no parent).
 pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading, out: &mut LodMesh) {
+    mesh_tile_with(src, node, top_level, shading, true, out);
+}
+
+/// A coarse node's far-field textures alone (see [`mesh_tile`]): its own level's and its parent
+/// level's over its area, exactly as [`mesh_tile`] bakes them.
+pub fn bake_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading) -> Box<[TileTexture; 2]> {
+    assert!(node.level >= 1, "level 0 is a Marching Cubes chunk");
+    let grid = LevelGrid::new(&src.layout, node.level);
+    let own = GridSamples::new(src, grid, ring(node_grid_rect(node, &grid), &grid), shading);
+    let parent = parent_samples(src, node, top_level, shading);
+    textures_of(src, node, &own, parent.as_ref(), shading)
+}
+
+fn textures_of(
+    src: &WorldSource,
+    node: NodeId,
+    own: &GridSamples,
+    parent: Option<&GridSamples>,
+    shading: Shading,
+) -> Box<[TileTexture; 2]> {
+    let (own_tex, parent_tex) = bake_over(src, node, own, parent, shading);
+    let parent_tex = parent_tex.unwrap_or_else(|| own_tex.clone());
+    Box::new([own_tex, parent_tex])
+}
+
+/// [`mesh_tile`], with the textures baked (`bake`) or left for [`bake_tile`] (`textures` `None`).
+pub fn mesh_tile_with(src: &WorldSource, node: NodeId, top_level: u8, shading: Shading, bake: bool, out: &mut LodMesh) {
     assert!(node.level >= 1, "level 0 is a Marching Cubes chunk");
     *out = LodMesh::default();
     let grid = LevelGrid::new(&src.layout, node.level);
@@ -219,9 +246,9 @@ pub fn mesh_tile(src: &WorldSource, node: NodeId, top_level: u8, shading: Shadin
     }
     let cells = water_cells(src, &grid, [i0, j0, i1, j1], &own);
     merge_water(src, &grid, [i0, j0, i1, j1], &cells, &mut out.water);
-    let (own_tex, parent_tex) = bake_over(src, node, &own, parent.as_ref(), shading);
-    let parent_tex = parent_tex.unwrap_or_else(|| own_tex.clone());
-    out.textures = Some(Box::new([own_tex, parent_tex]));
+    if bake {
+        out.textures = Some(textures_of(src, node, &own, parent.as_ref(), shading));
+    }
 }
 
 /// Append a tile vertex at column coordinates `(x, z)` with its own `(shape, colour)` and its
@@ -471,6 +498,18 @@ pub fn build_node(
     shading: Shading,
     highlight_seam: bool,
 ) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
+    build_node_with(src, tree, id, shading, highlight_seam, true)
+}
+
+/// [`build_node`], a coarse tile's textures baked (`bake`) or left for [`bake_tile`].
+pub fn build_node_with(
+    src: &WorldSource,
+    tree: &LodTree,
+    id: NodeId,
+    shading: Shading,
+    highlight_seam: bool,
+    bake: bool,
+) -> (LodMesh, Option<ChunkData>, [f32; 2]) {
     let mut mesh = LodMesh::default();
     if id.level == 0 {
         let mut data = build_chunk(src, ChunkCoord::new(id.x, id.z));
@@ -486,7 +525,7 @@ pub fn build_node(
         let range = data.surface_y_m.iter().fold([f32::MAX, f32::MIN], |r, &h| [r[0].min(h), r[1].max(h)]);
         (mesh, Some(data), range)
     } else {
-        mesh_tile(src, id, tree.top_level, shading, &mut mesh);
+        mesh_tile_with(src, id, tree.top_level, shading, bake, &mut mesh);
         (mesh, None, tree.height_bounds(id))
     }
 }

@@ -1142,3 +1142,47 @@ fn diff_names_the_dial_and_the_sections_and_dials_from_reforges() {
     assert_eq!(v["dials"]["size"], 160);
     assert_eq!(v["dials"]["erosion.enabled"], false);
 }
+
+/// SPEC §3 "Far-field textures": the first view's coarse tiles are meshed first and their
+/// textures baked after (so the first picture waits for the meshes alone), but the world is not
+/// `settled` — what a headless shot waits for — until every tile has its textures. Checked on
+/// the world server alone (no renderer, so baked textures stay on the entity as
+/// `PendingTextures`): at the first settled frame every resident coarse tile holds its textures,
+/// built with its mesh or baked after it.
+#[test]
+fn a_shot_waits_for_the_first_views_textures() {
+    use bevy::prelude::*;
+    use isla::app::IslandWorld;
+    use isla::app::server::{Loading, LodNode, NodeBuffers, PendingTextures, Viewer, WorldServerPlugin, settled};
+    use isla::world::WorldSource;
+    use std::sync::Arc;
+
+    let bp = isla::blueprint::read_file(&repo("blueprints/default.dat")).expect("default island");
+    let src = Arc::new(WorldSource::new(Arc::new(bp)));
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(WorldServerPlugin)
+        .insert_resource(IslandWorld { source: src.clone(), name: "default".into() });
+    let at = [2048.0, 2500.0, 3400.0];
+    app.world_mut().spawn((Viewer, GlobalTransform::from_translation(Vec3::from(at))));
+    let mut frames = 0;
+    while !settled(app.world(), at) {
+        app.update();
+        frames += 1;
+        assert!(frames < 20_000, "the world never settled");
+    }
+    assert!(app.world().resource::<Loading>().finished);
+    let mut q = app.world_mut().query::<(&LodNode, Option<&NodeBuffers>, Option<&PendingTextures>)>();
+    let (mut coarse, mut baked_after) = (0, 0);
+    for (node, buffers, pending) in q.iter(app.world()) {
+        if node.id.level == 0 {
+            continue;
+        }
+        coarse += 1;
+        baked_after += pending.is_some() as usize;
+        let with_mesh = buffers.is_some_and(|b| b.0.textures.is_some());
+        assert!(with_mesh || pending.is_some(), "{:?} settled without its textures", node.id);
+    }
+    eprintln!("{coarse} coarse tiles settled after {frames} frames, {baked_after} of them baked after their mesh");
+    assert!(coarse > 10 && baked_after > 10, "{coarse} coarse tiles, {baked_after} baked after their mesh");
+}
