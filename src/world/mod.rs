@@ -123,8 +123,10 @@ impl WorldSource {
     }
 
     /// The paint field at a column (SPEC §3 "Roads"): the signed distance (m) from its centre to
-    /// the nearest paint edge, negative on the paint, and that paint's tier; `None` where no
-    /// paint lies within [`roads::NO_PAINT_COLUMNS`] columns (and on wet columns).
+    /// the nearest paint edge, negative on the paint, and that paint's tier; `None` on a column
+    /// neither a carve nor the field reaches (no paint within [`roads::NO_PAINT_COLUMNS`]
+    /// columns) and on wet columns. A carved column farther from the paint reads its true
+    /// distance.
     pub fn paint_at(&self, px: i64, py: i64) -> Option<(f32, RoadTier)> {
         self.carve(px, py).and_then(|c| Some((c.paint_m(), c.paint_tier?)))
     }

@@ -404,3 +404,38 @@ fn where_the_crack_rule_sets_the_ranges_levels_meet_without_a_crack() {
     let pairs = check_no_crack(&src, &tree, &cams);
     assert!(pairs.keys().any(|&(a, b)| a >= 1 && b == a + 1), "two heightfield levels meet somewhere");
 }
+
+/// SPEC §6's debug shadings on the coarse levels: with `Normals`, a tile's vertex colour is its
+/// drawn normal as `n · 0.5 + 0.5`; with `Materials`, each vertex shows the flat colour of a
+/// material its column can have (never air's) at each grid point, and a level-2 tile over the
+/// default island's land shows several. (cargo-mutants: `point_colour`'s debug arms were read by no test.)
+#[test]
+fn a_coarse_tiles_debug_shadings_show_its_normals_and_materials() {
+    use isla::mesh::marching_cubes::material_id_colour;
+    let (src, tree) = default_world();
+    let id = NodeId::new(2, 2, 3);
+    let mut m = LodMesh::default();
+    mesh_tile(src, id, tree.top_level, Shading::Normals, &mut m);
+    let t = &m.terrain;
+    assert!(t.positions.len() > 100);
+    for (i, (c, n)) in t.colors.iter().zip(&t.normals).enumerate() {
+        for k in 0..3 {
+            assert!((c[k] - (n[k] * 0.5 + 0.5)).abs() < 0.02, "vertex {i}: colour {c:?} for normal {n:?}");
+        }
+    }
+    mesh_tile(src, id, tree.top_level, Shading::Materials, &mut m);
+    let ids: Vec<[f32; 4]> = (1..=12).map(material_id_colour).collect();
+    // The grid's own vertices (the T-junction fill between them blends two points' colours).
+    let step = LevelGrid::new(&src.layout, 2).step as f32 * src.layout.column_m;
+    let on_grid = |v: f32| ((v / step) - (v / step).round()).abs() < 1e-4;
+    let mut seen = std::collections::HashSet::new();
+    for (c, p) in m.terrain.colors.iter().zip(&m.terrain.positions) {
+        if !(on_grid(p[0]) && on_grid(p[2])) {
+            continue;
+        }
+        let k = ids.iter().position(|m| m == c);
+        assert!(k.is_some(), "a vertex colour {c:?} that is no material's (air's is {:?})", material_id_colour(0));
+        seen.insert(k);
+    }
+    assert!(seen.len() >= 3, "{} materials over a level-2 tile of land", seen.len());
+}
