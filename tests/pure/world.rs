@@ -557,6 +557,78 @@ pub(crate) mod lod {
             .collect()
     }
 
+    /// SPEC §3 "Morph": a vertex of level k moves towards its parent's surface over
+    /// `[0.9 · range(k), range(k)]` of its distance to the camera, linearly (the vertex shader's
+    /// formula; `LodRanges::morph` is its CPU copy, which the crack and hole tests drive).
+    #[test]
+    fn the_morph_factor_runs_over_the_outer_tenth_of_each_range() {
+        let (_, tree) = default_world();
+        for level in 0..=tree.top_level {
+            let r = tree.ranges.range_m(level);
+            let k = |f: f32| tree.ranges.morph(level, f * r);
+            assert_eq!(k(0.0), 0.0, "level {level}: morphed at the camera");
+            assert_eq!(k(0.9), 0.0, "level {level}: morphing before 0.9 · range");
+            for (f, want) in [(0.925, 0.25), (0.95, 0.5), (0.975, 0.75)] {
+                assert!((k(f) - want).abs() < 1e-3, "level {level}: morph {} at {f} · range, not {want}", k(f));
+            }
+            assert_eq!(k(1.0), 1.0, "level {level}: not fully morphed at its range");
+            assert_eq!(k(3.0), 1.0, "level {level}: beyond its range");
+        }
+    }
+
+    /// SPEC §3 "Selection": the tree holds a node exactly where it has a chunk inside the world,
+    /// at the root's level or below, nothing around the world and nothing above the root.
+    #[test]
+    fn the_tree_holds_exactly_the_nodes_over_the_world() {
+        let (src, tree) = default_world();
+        let n = src.layout.chunks_per_side as i32;
+        let mut held = 0;
+        for level in 0..=tree.top_level + 1 {
+            let span = 1i32 << level;
+            let across = (n + span - 1) / span;
+            for x in -2..across + 2 {
+                for z in -2..across + 2 {
+                    let inside = |v: i32| v * span + span > 0 && v * span < n;
+                    let want = level <= tree.top_level && inside(x) && inside(z);
+                    assert_eq!(tree.exists(NodeId::new(level, x, z)), want, "node ({level}, {x}, {z})");
+                    held += want as usize;
+                }
+            }
+        }
+        assert!(held > (n * n) as usize, "only {held} nodes");
+    }
+
+    /// SPEC §3 "Selection": a node's bounds are the min/max of the surface it may draw: every
+    /// column under it (its carved ground, and its water surface where wet) lies inside them. The
+    /// small island, every node of every level.
+    #[test]
+    fn a_nodes_height_bounds_hold_every_column_under_it() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("blueprints/small.dat");
+        let src = WorldSource::new(Arc::new(isla::blueprint::read_file(&path).unwrap()));
+        let tree = LodTree::new(&src);
+        let map = src.layout.map_size as i64;
+        let (cols, top) = (CHUNK_COLUMNS as i64, src.layout.top_m());
+        let mut checked = 0usize;
+        for level in 0..=tree.top_level {
+            let span = 1i32 << level;
+            let across = (src.layout.chunks_per_side as i32 + span - 1) / span;
+            for (x, z) in (0..across).flat_map(|x| (0..across).map(move |z| (x, z))) {
+                let id = NodeId::new(level, x, z);
+                let [lo, hi] = tree.height_bounds(id);
+                let [x0, z0, x1, z1] = id.chunk_rect().map(|c| c as i64 * cols);
+                for px in x0..x1.min(map) {
+                    for pz in z0..z1.min(map) {
+                        let g = src.surface_y_m(px, pz);
+                        let w = src.water_at(px as u32, pz as u32, top).map_or(g, |w| w.water_surface_y_m);
+                        assert!(lo <= g.min(w) && g.max(w) <= hi, "{id:?}: column ({px}, {pz}) at {g} m (water {w} m) outside [{lo}, {hi}]");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 3 * 256 * 256, "only {checked} columns checked");
+    }
+
     #[test]
     fn selection_is_a_partition_of_the_world_from_any_camera() {
         let (src, tree) = default_world();
