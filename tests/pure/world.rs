@@ -620,7 +620,10 @@ pub(crate) mod lod {
                     for pz in z0..z1.min(map) {
                         let g = src.surface_y_m(px, pz);
                         let w = src.water_at(px as u32, pz as u32, top).map_or(g, |w| w.water_surface_y_m);
-                        assert!(lo <= g.min(w) && g.max(w) <= hi, "{id:?}: column ({px}, {pz}) at {g} m (water {w} m) outside [{lo}, {hi}]");
+                        assert!(
+                            lo <= g.min(w) && g.max(w) <= hi,
+                            "{id:?}: column ({px}, {pz}) at {g} m (water {w} m) outside [{lo}, {hi}]"
+                        );
                         checked += 1;
                     }
                 }
