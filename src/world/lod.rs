@@ -128,12 +128,13 @@ impl LevelGrid {
         }
         out
     }
-    /// The field's height at grid point `(i, j)`: the blueprint's terrain. Roads are carved into
-    /// full detail only; a coarse level shows them as material (SPEC §3), so their cuts neither
-    /// dent a coarse tile where a sample falls on one nor widen the levels' ranges.
+    /// The field's height at grid point `(i, j)`: the rendered (carved) surface, the one full
+    /// detail draws (SPEC §3). A road on a cut or a fill and a river's channel then sit where
+    /// full detail draws them, and the textures' paint lands on them; a coarse vertex that falls
+    /// on a cut dips by the cut's depth, which the error estimate counts like any other.
     #[inline]
     pub fn height(&self, src: &WorldSource, i: i64, j: i64) -> f32 {
-        super::column::terrain_y_m(&src.blueprint, self.line(i), self.line(j))
+        src.surface_y_m(self.line(i), self.line(j))
     }
     /// Height of this level's surface at column coordinates `(x, z)`.
     pub fn surface_at(&self, src: &WorldSource, x: f64, z: f64) -> f32 {
@@ -453,17 +454,35 @@ pub fn column_errors_m(src: &WorldSource, id: NodeId, stride: i64, out: &mut Vec
     let n = layout.chunks_per_side as i64;
     let c = CHUNK_COLUMNS as i64;
     let last = (grid.extent - 1).div_euclid(grid.step);
+    if x0 as i64 >= n || z0 as i64 >= n {
+        return;
+    }
+    // The grid points the node's columns reach (their cells and one ring), sampled once: every
+    // column reads 36 of them.
+    let span = |a: i32, b: i32| {
+        let lo = (grid.cell_of((a as i64 * c) as f64) - 1).max(0);
+        let hi = (grid.cell_of(((b as i64).min(n) * c - 1) as f64) + 2).min(last + 1);
+        (lo, hi)
+    };
+    let ((ilo, ihi), (jlo, jhi)) = (span(x0, x1), span(z0, z1));
+    let w = jhi - jlo + 1;
+    let mut heights = Vec::with_capacity(((ihi - ilo + 1) * w) as usize);
+    for i in ilo..=ihi {
+        for j in jlo..=jhi {
+            heights.push(grid.height(src, i, j));
+        }
+    }
     let vertex = |i: i64, j: i64| {
         let (i, j) = (i.clamp(0, last + 1), j.clamp(0, last + 1));
-        [grid.line(i) as f32 * col, grid.height(src, i, j), grid.line(j) as f32 * col]
+        [grid.line(i) as f32 * col, heights[((i - ilo) * w + j - jlo) as usize], grid.line(j) as f32 * col]
     };
     let stride = stride.max(1);
     let mut x = x0 as i64 * c;
     while x < (x1 as i64).min(n) * c {
         let mut z = z0 as i64 * c;
         while z < (z1 as i64).min(n) * c {
-            // Against the terrain the level samples (roads are full detail's alone).
-            let p = [x as f32 * col, super::column::terrain_y_m(&src.blueprint, x, z), z as f32 * col];
+            // Against the surface full detail draws, which the level samples.
+            let p = [x as f32 * col, src.surface_y_m(x, z), z as f32 * col];
             let (ci, cj) = (grid.cell_of(x as f64), grid.cell_of(z as f64));
             let mut best = f32::MAX;
             for i in (ci - 1).max(0)..=(ci + 1).min(last) {
@@ -523,10 +542,10 @@ fn chunk_height_bounds(src: &WorldSource, cx: i64, cz: i64) -> ([f32; 2], WaterT
     let mut tally = WaterTally::default();
     for x in cx * c..=cx * c + c {
         for z in cz * c..=cz * c + c {
-            // Carved (full detail) and uncarved (the coarse levels) alike.
-            let (s, t) = (src.surface_y_m(x, z), super::column::terrain_y_m(bp, x, z));
-            lo = lo.min(s).min(t);
-            hi = hi.max(s).max(t);
+            // The carved surface, which every level samples.
+            let s = src.surface_y_m(x, z);
+            lo = lo.min(s);
+            hi = hi.max(s);
             if x < n
                 && z < n
                 && let Some(w) = src.water_at(x as u32, z as u32, top)

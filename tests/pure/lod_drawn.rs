@@ -281,13 +281,13 @@ fn a_fully_morphed_chunk_shows_its_level_1_tiles_texture() {
 }
 
 /// SPEC §3 "Ranges" (1), on the drawn triangles: for every level ≥ 1 and every node of the
-/// default island, the distance from each full-resolution column's surface point (the terrain
-/// the coarse levels sample; roads are full detail's alone) to the level's drawn triangles under
+/// default island, the distance from each full-resolution column's surface point (the carved
+/// surface full detail draws, which every level samples) to the level's drawn triangles under
 /// it (its cell and the eight around), seen from `range(level − 1)`, where the level is first
 /// drawn, at 1280 × 720 with the app's field of view.
 ///
 /// - 99 % of the columns are within 2 px (the SPEC rule, which the ranges are sized for).
-/// - 99.9 % within 4.5 px: HEAD measured 2.9–3.7 px per level (the largest, 6.4–9.6 px, is
+/// - 99.9 % within 4.5 px: measured 2.8–3.9 px per level (the largest, 6.1–11.2 px, is
 ///   printed; the forge's spires and terrace risers, SPEC §3).
 /// - Every column's error is the one the ranges were sized from (`column_errors_m`, which builds
 ///   its triangles from the level's grid and split by itself): sized for another surface than
@@ -298,7 +298,6 @@ fn drawn_error_of_every_level_where_it_is_first_drawn() {
     use isla::world::lod::column_errors_m;
     use rayon::prelude::*;
     let (src, tree) = default_world();
-    let bp = &*src.blueprint;
     let n = src.layout.chunks_per_side as i64;
     let c = CHUNK_COLUMNS as i64;
     let col = src.layout.column_m as f64;
@@ -318,7 +317,7 @@ fn drawn_error_of_every_level_where_it_is_first_drawn() {
                 let mut errs = Vec::new();
                 for x in (x0 as i64 * c..(x1 as i64).min(n) * c).step_by(stride) {
                     for z in (z0 as i64 * c..(z1 as i64).min(n) * c).step_by(stride) {
-                        let q = [x as f64 * col, terrain_y_m(bp, x, z) as f64, z as f64 * col];
+                        let q = [x as f64 * col, src.surface_y_m(x, z) as f64, z as f64 * col];
                         let e = drawn
                             .near(x as f64, z as f64)
                             .map(|t| distance_to_triangle(q, &t.0))
