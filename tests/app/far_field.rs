@@ -4,9 +4,11 @@
 use crate::common::render_shot;
 
 /// The default island from 2.5 km (levels 2–3), level of detail on against `--lod off`, by
-/// CIELAB ΔE per pixel (`isla::compare::delta_e`). Per-vertex colour and normals (before the
-/// textures) read mean 2.00 and 5.4 % of pixels over ΔE 10 at this size; the textures 0.96
-/// and 2.5 % (960 × 540: 1.97 / 5.3 % against 0.97 / 2.5 %).
+/// CIELAB ΔE per pixel (`isla::compare::delta_e`). At this size: per-vertex colour and normals
+/// (before the textures) read mean 2.00 and 5.4 % of pixels over ΔE 10; the textures on the
+/// uncarved terrain 1.058 / 2.93 %; on the carved surface 0.809 / 2.08 %; with the rivers drawn
+/// as the water sheet looks 0.792 / 1.99 % (960 × 540: 1.97 / 5.3 %, 1.044 / 2.78 %, 0.735 /
+/// 1.71 %, 0.719 / 1.61 %).
 #[test]
 fn the_far_field_matches_full_detail_in_colour() {
     let pose = ["--look-from=2048,2500,3400", "--look-at=2048,0,2000", "--no-fog"];
@@ -17,8 +19,8 @@ fn the_far_field_matches_full_detail_in_colour() {
     let mean = de.iter().map(|&e| e as f64).sum::<f64>() / de.len() as f64;
     let over = de.iter().filter(|&&e| e > 10.0).count() as f64 / de.len() as f64;
     eprintln!("far field against full detail: mean ΔE {mean:.3}, {:.2} % of pixels over ΔE 10", over * 100.0);
-    assert!(mean <= 1.2, "mean ΔE {mean:.3} against full detail");
-    assert!(over <= 0.035, "{:.2} % of pixels differ from full detail by ΔE > 10", over * 100.0);
+    assert!(mean <= 0.9, "mean ΔE {mean:.3} against full detail");
+    assert!(over <= 0.023, "{:.2} % of pixels differ from full detail by ΔE > 10", over * 100.0);
 }
 
 /// A synthetic island (the cone of `blueprint::testing::cone_island`, 512², 2 m a pixel) with

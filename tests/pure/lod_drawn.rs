@@ -438,3 +438,45 @@ fn a_coarse_tiles_debug_shadings_show_its_normals_and_materials() {
     }
     assert!(seen.len() >= 3, "{} materials over a level-2 tile of land", seen.len());
 }
+
+/// SPEC §3 "Far-field textures": a coarse tile's colour alpha is the share of river water its
+/// own sheet cannot show — the wet columns where the level's drawn surface lies at or above the
+/// water — and nothing else, so the shader draws exactly those with the water's look. Levels 1
+/// and 2 (one texel a column, so each texel is all river or none) over the whole default island,
+/// against the rule worked out here from the water and the level's grid.
+#[test]
+fn a_tiles_colour_alpha_is_the_river_its_level_hides() {
+    use rayon::prelude::*;
+    let (src, tree) = default_world();
+    let top = src.layout.top_m();
+    for level in 1..=2u8 {
+        let grid = LevelGrid::new(&src.layout, level);
+        let (wrong, river) = nodes_of(tree, level)
+            .par_iter()
+            .map(|&id| {
+                let m = tile(src, tree, id);
+                let own = &m.textures.as_ref().expect("a coarse tile has textures")[0];
+                assert_eq!(own.spacing, 1, "level {level}: one texel a column");
+                let (mut wrong, mut river) = (0usize, 0usize);
+                for u in 0..own.side as i64 {
+                    for t in 0..own.side as i64 {
+                        let (x, z) = (own.origin[0] + t, own.origin[1] + u);
+                        let n = src.layout.map_size as i64;
+                        let hidden = x < n
+                            && z < n
+                            && src
+                                .water_at(x as u32, z as u32, top)
+                                .is_some_and(|w| w.water_surface_y_m <= grid.surface_at(src, x as f64, z as f64));
+                        let alpha = own.colour[(u * own.side as i64 + t) as usize][3];
+                        wrong += (alpha != if hidden { 255 } else { 0 }) as usize;
+                        river += hidden as usize;
+                    }
+                }
+                (wrong, river)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        eprintln!("level {level}: {river} texels of river the level hides; {wrong} with the wrong alpha");
+        assert!(river > 100, "level {level}: only {river} river texels: the test sees no river");
+        assert_eq!(wrong, 0, "level {level}: {wrong} texels' alpha is not the river the level hides");
+    }
+}
