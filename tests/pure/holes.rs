@@ -31,6 +31,9 @@ struct Scene {
     cell_m: f32,
     side: usize,
     cells: Vec<Vec<[[f32; 3]; 3]>>,
+    /// Per cell, the highest vertex of its triangles: a ray that crosses the cell above it
+    /// cannot hit them there.
+    cell_top: Vec<f32>,
     /// Below every triangle: a ray that reaches this height inside the map has passed the ground.
     floor_y: f32,
     /// Above every triangle: a ray going up past it hits nothing more.
@@ -40,7 +43,14 @@ struct Scene {
 impl Scene {
     fn new(extent_m: f32, cell_m: f32) -> Self {
         let side = (extent_m / cell_m).ceil() as usize;
-        Self { cell_m, side, cells: vec![Vec::new(); side * side], floor_y: f32::MAX, ceiling_y: f32::MIN }
+        Self {
+            cell_m,
+            side,
+            cells: vec![Vec::new(); side * side],
+            cell_top: vec![f32::MIN; side * side],
+            floor_y: f32::MAX,
+            ceiling_y: f32::MIN,
+        }
     }
 
     fn add(&mut self, t: [[f32; 3]; 3]) {
@@ -50,9 +60,11 @@ impl Scene {
             (t.iter().map(|p| p[0]).fold(f32::MAX, f32::min), t.iter().map(|p| p[0]).fold(f32::MIN, f32::max));
         let (z0, z1) =
             (t.iter().map(|p| p[2]).fold(f32::MAX, f32::min), t.iter().map(|p| p[2]).fold(f32::MIN, f32::max));
+        let top = t.iter().fold(f32::MIN, |f, p| f.max(p[1]));
         for cx in cell(x0)..=cell(x1) {
             for cz in cell(z0)..=cell(z1) {
                 self.cells[cx * self.side + cz].push(t);
+                self.cell_top[cx * self.side + cz] = self.cell_top[cx * self.side + cz].max(top);
             }
         }
         self.floor_y = t.iter().fold(self.floor_y, |f, p| f.min(p[1] - 1.0));
@@ -80,7 +92,9 @@ impl Scene {
         }
         let step = self.cell_m * 0.5;
         let mut t = t0;
-        let mut seen = HashSet::new();
+        // The cells tested lately (the march meets a cell again within a few steps, never after).
+        let mut seen = [(i64::MIN, i64::MIN); 16];
+        let mut next_seen = 0;
         while t <= t1 {
             let p = [o[0] + d[0] * t, o[2] + d[2] * t];
             let n = self.side as i64;
@@ -88,7 +102,14 @@ impl Scene {
             let mut best: Option<f32> = None;
             for (ax, az) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
                 let (x, z) = (cx + ax, cz + az);
-                if x < 0 || z < 0 || x >= n || z >= n || !seen.insert((x, z)) {
+                if x < 0 || z < 0 || x >= n || z >= n || seen.contains(&(x, z)) {
+                    continue;
+                }
+                seen[next_seen % seen.len()] = (x, z);
+                next_seen += 1;
+                // A hit lies in a cell its triangle is listed in and the ray crosses, at most
+                // as high as the cell's top: skip a cell the ray crosses wholly above that.
+                if self.above(o, d, x, z) {
                     continue;
                 }
                 for tri in &self.cells[x as usize * self.side + z as usize] {
@@ -108,6 +129,30 @@ impl Scene {
             t += step;
         }
         None
+    }
+}
+
+impl Scene {
+    /// Whether the ray misses cell `(x, z)`'s column or crosses it wholly above its top.
+    fn above(&self, o: [f32; 3], d: [f32; 3], x: i64, z: i64) -> bool {
+        let (mut a, mut b) = (0.0f32, f32::MAX);
+        for (k, c) in [(0, x), (2, z)] {
+            let (lo, hi) = (c as f32 * self.cell_m - 0.01, (c + 1) as f32 * self.cell_m + 0.01);
+            if d[k].abs() < 1e-12 {
+                if o[k] < lo || o[k] > hi {
+                    return true;
+                }
+            } else {
+                let (p, q) = ((lo - o[k]) / d[k], (hi - o[k]) / d[k]);
+                a = a.max(p.min(q));
+                b = b.min(p.max(q));
+            }
+        }
+        if a > b {
+            return true;
+        }
+        let low = (o[1] + d[1] * a).min(o[1] + d[1] * b.min(1.0e7));
+        low > self.cell_top[x as usize * self.side + z as usize] + 0.01
     }
 }
 
