@@ -757,3 +757,157 @@ fn a_dial_record_cut_short_is_refused_not_overrun() {
     dup.dials.as_mut().unwrap().dials.push(("seed".into(), DialValue::Int(1)));
     assert!(to_bytes(&dup).unwrap_err().to_string().contains("'seed' appears twice"));
 }
+
+/// Every section's payload cut short inside a well-framed file (its length rewritten, the
+/// sections after it intact) is refused naming that section, skipped whole where the section
+/// is one a reader may skip, or (`TCRV`'s opaque body) read as exactly the bytes left — never
+/// read past the payload. Lengths 0, 1, 3 and one short of the
+/// payload. (cargo-mutants found no test that fed a section fewer bytes than its fixed part:
+/// `Section::at_least` made a no-op survived.)
+#[test]
+fn every_section_cut_short_inside_its_frame_is_refused_naming_it() {
+    let bytes = to_bytes(&sample(N)).unwrap();
+    let sections = list_sections(&bytes).unwrap();
+    let mut refused = 0;
+    for s in &sections {
+        let (head, len) = (s.offset as usize, s.payload_bytes as usize);
+        let payload = head + SECTION_HEADER_LEN;
+        for cut in [0, 1, 3, len.saturating_sub(1)] {
+            if cut >= len {
+                continue;
+            }
+            let mut b = bytes[..payload].to_vec();
+            b[head + 4..head + 12].copy_from_slice(&(cut as u64).to_le_bytes());
+            b.extend_from_slice(&bytes[payload..payload + cut]);
+            b.extend_from_slice(&bytes[payload + len..]);
+            match read_bytes(&b) {
+                Err(e) => {
+                    assert_eq!(e.section_name(), s.tag, "{} cut to {cut} bytes: {e}", s.tag);
+                    refused += 1;
+                }
+                Ok(bp) => {
+                    // `TCRV` keeps its body as opaque bytes after its version: a shorter body
+                    // is another curve, read exactly. Otherwise only a section a reader may go
+                    // without: then it is absent, not half read.
+                    let absent = match s.tag.as_str() {
+                        "TCRV" => bp.curve.as_ref().is_some_and(|c| c.body == bytes[payload + 2..payload + cut]),
+                        "RIVR" => bp.rivers.is_none(),
+                        "ROAD" => bp.roads.is_none(),
+                        "DIAL" => bp.dials.is_none(),
+                        "DETL" => bp.detail.is_none(),
+                        "EROS" => bp.erosion.is_none(),
+                        _ => false,
+                    };
+                    assert!(absent, "{} cut to {cut} bytes was read as if whole", s.tag);
+                }
+            }
+        }
+    }
+    assert!(refused > 2 * sections.len(), "only {refused} refusals over {} sections", sections.len());
+}
+
+/// The framing's and the tables' edges, exactly (each a cargo-mutants miss of session 12 on
+/// `frame.rs`): where a too-long section is reported, a file of the header alone, the warning
+/// list at exactly its bound, a table one record too long for its payload, and tables that are
+/// empty or fill their payload exactly.
+#[test]
+fn the_framings_and_tables_edges_are_exact() {
+    let bp = sample(N);
+    let bytes = to_bytes(&bp).unwrap();
+    // A section running past the end is reported at its length field.
+    let at = section_at(&bytes, b"HGTS");
+    let mut past = bytes.clone();
+    past[at + 4..at + 12].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert_eq!(err_of(&past).offset, at as u64 + 4);
+    // The header alone is whole: what it lacks is its sections.
+    let e = err_of(&bytes[..HEADER_LEN]);
+    assert!(!matches!(e.kind, ErrorKind::TruncatedHeader { .. }), "{e}");
+    // Exactly 64 unknown sections: each named at its header, no summary; 65: one summary.
+    for (extra, warnings) in [(64u32, 64usize), (65, 65)] {
+        let mut b = bytes.clone();
+        let first = b.len() as u64;
+        for i in 0..extra {
+            b.extend_from_slice(&(0x5A00_0000 | i).to_le_bytes());
+            b.extend_from_slice(&0u64.to_le_bytes());
+        }
+        let read = read_bytes(&b).unwrap();
+        assert_eq!(read.warnings.len(), warnings, "{extra} unknown sections");
+        for (i, w) in read.warnings.iter().take(64).enumerate() {
+            assert_eq!(w.offset, first + 12 * i as u64, "warning {i}: {w:?}");
+        }
+        if extra == 65 {
+            assert!(read.warnings[64].message.contains("1 more"), "{:?}", read.warnings[64]);
+        }
+    }
+    // A road table promising one road more than its payload can hold at 13 bytes a road.
+    let road = section_at(&bytes, b"ROAD");
+    let len = list_sections(&bytes).unwrap().iter().find(|s| s.tag == "ROAD").unwrap().payload_bytes as usize;
+    let count = (len - 6) / ROAD_RECORD_LEN + 1;
+    let mut b = bytes.clone();
+    b[road + 14..road + 18].copy_from_slice(&(count as i32).to_le_bytes());
+    let e = err_of(&b);
+    assert_eq!(e.section_name(), "ROAD");
+    assert_eq!(
+        e.kind,
+        ErrorKind::PayloadTooShort { needed: (6 + count * ROAD_RECORD_LEN) as u64, found: len as u64 },
+        "{e}"
+    );
+    // Empty tables, one of them (no dials) filling its payload exactly, read back as written.
+    let mut empty = bp.clone();
+    empty.roads.as_mut().unwrap().roads.clear();
+    empty.rivers.as_mut().unwrap().rivers.clear();
+    empty.dials = Some(DialRecord { dials: Vec::new() });
+    let read = read_bytes(&to_bytes(&empty).unwrap()).unwrap();
+    assert_eq!(read, empty);
+}
+
+/// A refusal names the byte it is about (SPEC §1: "the place"), in every small section and for
+/// the second record of a table, not only the first; a warning likewise. And two bad heights in
+/// one block are still seen. (cargo-mutants, session 12: these offsets were asserted nowhere,
+/// and `metresPerRaw` 0 or `metresPerPixel` −1 were accepted by surviving mutants.)
+#[test]
+fn each_refusal_points_at_the_byte_it_names() {
+    // Two water bodies, so the second record is read from its own place.
+    let mut bp = sample(N);
+    let bodies = bp.water.as_mut().unwrap().bodies.as_mut().unwrap();
+    bodies.push(WaterBody { id: 2, kind: WaterType::Lake, pixel_count: 0, ..bodies[0].clone() });
+    let bytes = to_bytes(&bp).unwrap();
+    let patch = |tag: &[u8; 4], at: usize, v: &[u8]| {
+        let mut b = bytes.clone();
+        let p = section_at(&b, tag) + 12 + at;
+        b[p..p + v.len()].copy_from_slice(v);
+        (err_of(&b), p as u64)
+    };
+    // PRMS: metresPerRaw 0, metresPerPixel −1 (index 1 and 2 of the six floats after the version).
+    for (i, value, name) in [(1usize, 0.0f32, "metresPerRaw"), (2, -1.0, "metresPerPixel"), (2, 0.0, "metresPerPixel")]
+    {
+        let (e, p) = patch(b"PRMS", 2 + 4 * i, &value.to_le_bytes());
+        assert!(matches!(e.kind, ErrorKind::InvalidParameter { name: n, .. } if n == name), "{e}");
+        assert_eq!(e.offset, p, "{name}");
+    }
+    // TOWN: the second town's y not finite; WBTB: the second body's kind out of range.
+    let (e, p) = patch(b"TOWN", 4 + TOWN_RECORD_LEN + 4, &f32::NAN.to_le_bytes());
+    assert!(matches!(e.kind, ErrorKind::NonFiniteValue { what: "town y", index: 1, .. }), "{e}");
+    assert_eq!(e.offset, p);
+    let (e, p) = patch(b"WBTB", 4 + WATER_BODY_RECORD_LEN + 2, &[7]);
+    assert_eq!(e.kind, ErrorKind::WaterTypeOutOfRange { index: 1, value: 7 });
+    assert_eq!(e.offset, p);
+    // HGTS: two heights not finite in one block; the first is named.
+    let mut b = bytes.clone();
+    let h = section_at(&b, b"HGTS") + 12;
+    for k in [3usize, 9] {
+        b[h + 4 * k..h + 4 * k + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    }
+    let e = err_of(&b);
+    assert!(matches!(e.kind, ErrorKind::NonFiniteHeight { x: 0, y: 3, .. }), "{e}");
+    assert_eq!(e.offset, (h + 12) as u64);
+    // PRMS longer than this version's: the warning points at the first byte skipped.
+    let prms = section_bytes(&bytes, b"PRMS");
+    let mut longer = prms.clone();
+    longer[4..12].copy_from_slice(&((PRMS_LEN + 4) as u64).to_le_bytes());
+    longer.extend_from_slice(&[9, 9, 9, 9]);
+    let rest = remove_section(&bytes, b"PRMS");
+    let file = [&rest[..HEADER_LEN], &longer[..], &rest[HEADER_LEN..]].concat();
+    let bp = read_bytes(&file).unwrap();
+    assert_eq!(bp.warnings[0].offset, (HEADER_LEN + 12 + PRMS_LEN) as u64, "{:?}", bp.warnings);
+}
