@@ -839,6 +839,15 @@ fn the_framings_and_tables_edges_are_exact() {
             assert!(read.warnings[64].message.contains("1 more"), "{:?}", read.warnings[64]);
         }
     }
+    // Exactly two unknown sections, one tag: the second is the repeat (SPEC §1.3 rule 3).
+    let mut b = bytes.clone();
+    for _ in 0..2 {
+        b.extend_from_slice(b"ZZZZ");
+        b.extend_from_slice(&0u64.to_le_bytes());
+    }
+    let e = err_of(&b);
+    assert_eq!(e.section_name(), "ZZZZ", "{e}");
+    assert_eq!((&e.kind, e.offset), (&ErrorKind::DuplicateSection, bytes.len() as u64 + 12), "{e}");
     // A road table promising one road more than its payload can hold at 13 bytes a road.
     let road = section_at(&bytes, b"ROAD");
     let len = list_sections(&bytes).unwrap().iter().find(|s| s.tag == "ROAD").unwrap().payload_bytes as usize;
