@@ -632,6 +632,71 @@ pub(crate) mod lod {
         assert!(checked > 3 * 256 * 256, "only {checked} columns checked");
     }
 
+    fn small_world() -> (WorldSource, LodTree) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("blueprints/small.dat");
+        let src = WorldSource::new(Arc::new(isla::blueprint::read_file(&path).unwrap()));
+        let tree = LodTree::new(&src);
+        (src, tree)
+    }
+
+    /// SPEC §3 "Ranges" (1): a level's error is the 99th percentile of its columns' errors,
+    /// estimated on a regular sample of about 131,000 columns. `small.dat` has 256² = 65,536
+    /// columns, fewer than the sample, so the estimate is every column: it equals the
+    /// nearest-rank quantile of a full count, at every q. (cargo-mutants, session 11: the
+    /// sample's stride and the quantile's index were read by no test.)
+    #[test]
+    fn the_error_estimate_is_the_quantile_of_every_columns_error_on_a_small_world() {
+        use isla::world::lod::{column_errors_m, level_error_quantile_m};
+        let (src, tree) = small_world();
+        let columns = src.layout.chunks_per_side as usize * CHUNK_COLUMNS as usize;
+        assert_eq!(columns, 256);
+        for level in 1..=tree.top_level {
+            let n = (src.layout.chunks_per_side as i32 + (1 << level) - 1) >> level;
+            let mut all = Vec::new();
+            for x in 0..n {
+                for z in 0..n {
+                    column_errors_m(&src, NodeId::new(level, x, z), 1, &mut all);
+                }
+            }
+            assert_eq!(all.len(), columns * columns, "level {level}: every column once");
+            all.sort_by(f32::total_cmp);
+            assert!(all[all.len() - 1] > all[0], "level {level}: the errors do not vary");
+            for q in [0.0, 0.25, 0.5, 0.9, 0.99, 1.0] {
+                let exact = all[((all.len() - 1) as f64 * q).round() as usize];
+                assert_eq!(level_error_quantile_m(&src, level, q), exact, "level {level}, q {q}");
+            }
+        }
+    }
+
+    /// The world's water figures (the load's log line, the panel) count every column once:
+    /// wet and seam columns, the deepest water and the water surface's range, against a walk
+    /// over every column; and the chunks with water.
+    #[test]
+    fn the_worlds_water_tally_counts_every_column_once() {
+        let (src, tree) = small_world();
+        let (n, top, c) = (src.layout.map_size, src.layout.top_m(), CHUNK_COLUMNS as u32);
+        let (mut wet, mut seam, mut deepest, mut range) = (0u64, 0u64, 0f32, None::<[f32; 2]>);
+        let mut chunks = std::collections::HashSet::new();
+        for x in 0..n {
+            for z in 0..n {
+                if let Some(w) = src.water_at(x, z, top) {
+                    wet += 1;
+                    seam += w.seam as u64;
+                    deepest = deepest.max(w.true_depth_m);
+                    let y = w.water_surface_y_m;
+                    range = Some(range.map_or([y, y], |r: [f32; 2]| [r[0].min(y), r[1].max(y)]));
+                    chunks.insert((x / c, z / c));
+                }
+            }
+        }
+        let t = tree.water;
+        assert!(wet > 1000 && seam > 0, "small.dat: {wet} wet columns, {seam} seam columns");
+        assert_eq!(
+            (t.wet_columns, t.seam_columns, t.chunks_with_water as usize, t.max_depth_m, t.surface_y_range_m),
+            (wet, seam, chunks.len(), deepest, range)
+        );
+    }
+
     #[test]
     fn selection_is_a_partition_of_the_world_from_any_camera() {
         let (src, tree) = default_world();
