@@ -60,10 +60,6 @@ pub struct LodExt {
     pub asphalt: Vec4,
     #[uniform(100)]
     pub gravel: Vec4,
-    /// The water sheet's body at its shallow end (linear colour, alpha): a coarse tile draws the
-    /// river share of its colour texture (alpha) with it.
-    #[uniform(100)]
-    pub water: Vec4,
     /// A coarse tile's far-field texture grid (`mesh::far_field`): x, z of texel (0, 0) and the
     /// spacing (m), w texels a side; all 0 without textures (level 0).
     #[uniform(100)]
@@ -108,7 +104,6 @@ impl LodExt {
             snow: Vec3::from_slice(&material_colour(Material::Snow as u8)[..3]).extend(snow_line_m.unwrap_or(1.0e9)),
             asphalt: Vec4::from(material_colour(Material::Asphalt as u8)),
             gravel: Vec4::from(material_colour(Material::Gravel as u8)),
-            water: Vec4::from(crate::mesh::water::water_colour(0.0)),
             own_grid: Vec4::ZERO,
             parent_grid: Vec4::ZERO,
             own_colour: None,

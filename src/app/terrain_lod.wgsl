@@ -38,9 +38,6 @@ struct LodParams {
     // The roads' paint (linear): asphalt on highways, gravel on roads.
     asphalt: vec4<f32>,
     gravel: vec4<f32>,
-    // The water sheet's body at its shallow end (linear, alpha), for the rivers a coarse tile's
-    // own sheet cannot show.
-    water: vec4<f32>,
     // A coarse tile's far-field textures (mesh::far_field): x, z of texel (0, 0) (m), the texel
     // spacing (m), w texels a side. Its own level's, and its parent level's over its area.
     own_grid: vec4<f32>,
@@ -208,23 +205,19 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
 #endif
     var out: FragmentOutput;
     var textured = false;
-    // The share of the pixel that is river water (a coarse tile's colour alpha).
-    var wet = 0.0;
     if lod.morph.w > 0.5 {
         // A coarse tile: colour and normal per pixel from its own level's textures, blended
         // towards its parent level's by the morph factor, as its vertices are.
         textured = true;
         let xz = in.world_position.xz;
         let k = in.color.a;
-        var c4 = textureSampleLevel(own_colour, far_sampler, grid_uv(lod.own_grid, xz), 0.0);
+        var c = textureSampleLevel(own_colour, far_sampler, grid_uv(lod.own_grid, xz), 0.0).rgb;
         var n = textureSampleLevel(own_normal, far_sampler, grid_uv(lod.own_grid, xz), 0.0).xyz;
         if k > 0.0 {
             let uv = grid_uv(lod.parent_grid, xz);
-            c4 = mix(c4, textureSampleLevel(parent_colour, far_sampler, uv, 0.0), k);
+            c = mix(c, textureSampleLevel(parent_colour, far_sampler, uv, 0.0).rgb, k);
             n = mix(n, textureSampleLevel(parent_normal, far_sampler, uv, 0.0).xyz, k);
         }
-        let c = c4.rgb;
-        wet = c4.a;
         var nrm = normalize(n * 2.0 - 1.0);
         if !is_front {
             nrm = -nrm;
@@ -255,25 +248,8 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
         let diffuse = pbr_input.material.base_color.rgb * (1.0 - pbr_input.material.metallic);
         pbr_input.material.emissive = vec4<f32>(
             pbr_input.material.emissive.rgb + diffuse * hemi * pbr_input.diffuse_occlusion, 1.0);
-        let occlusion = pbr_input.diffuse_occlusion;
         pbr_input.diffuse_occlusion = vec3<f32>(0.0);
         out.color = apply_pbr_lighting(pbr_input);
-        if wet > 0.0 {
-            // A river the tile's own sheet cannot show, drawn as the sheet draws it: the water's
-            // body lit as the water material is (facing up, no specular, Bevy's ambient) laid
-            // over the lit ground at the body's opacity.
-            var water = pbr_input;
-            water.material.base_color = vec4<f32>(lod.water.rgb * lod.tint.rgb, 1.0);
-            water.material.emissive = vec4<f32>(0.0, 0.0, 0.0, 1.0);
-            water.material.metallic = 0.0;
-            water.material.reflectance = vec3<f32>(0.0);
-            water.material.perceptual_roughness = 1.0;
-            water.N = vec3<f32>(0.0, 1.0, 0.0);
-            water.world_normal = water.N;
-            water.diffuse_occlusion = occlusion;
-            let body = apply_pbr_lighting(water);
-            out.color = vec4<f32>(mix(out.color.rgb, body.rgb, lod.water.a * wet), out.color.a);
-        }
     } else {
         out.color = pbr_input.material.base_color;
     }

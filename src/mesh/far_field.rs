@@ -8,10 +8,9 @@
 //!   their shared border and bilinear filtering is seamless across them.
 //! - **Colour** (sRGB): the final albedo of the ground — the biome's cover with SPEC §4's sand,
 //!   rock and snow rules applied at the column's own height and slope (the same formulas and noise
-//!   as the terrain shader's) and the roads' asphalt and gravel, averaged over the texel's
-//!   footprint (2 × 2 columns once a texel spans more than one), so a road thinner than a texel
-//!   fades, never breaks. Its alpha is the footprint's share of river water the level's own sheet
-//!   does not show, which the shader draws with the sheet's look (lit as the water's body is).
+//!   as the terrain shader's), the roads' asphalt and gravel, and river water where the level's
+//!   own water sheet does not show it — averaged over the texel's footprint (2 × 2 columns once
+//!   a texel spans more than one), so a road or river thinner than a texel fades, never breaks.
 //! - **Normal**: central differences of the rendered (carved) surface at the texel spacing.
 //! - Every texel is a pure function of its column, the spacing and the level, so a tile's
 //!   **parent texture** (its parent level's texels over the tile's area, which the morph blends
@@ -43,9 +42,7 @@ pub struct TileTexture {
     pub spacing: i64,
     /// Texels per side.
     pub side: u32,
-    /// Row-major (`u · side + t`): the ground's sRGB colour under any river, and in alpha the
-    /// share of the texel's footprint that is river water the level's own sheet cannot show
-    /// (0 dry, 255 all river); the shader draws that share as the water sheet looks.
+    /// Row-major (`u · side + t`): sRGB colour, alpha 255.
     pub colour: Vec<[u8; 4]>,
     /// Row-major: the unit normal as `n · 0.5 + 0.5`, alpha 255.
     pub normal: Vec<[u8; 4]>,
@@ -59,9 +56,8 @@ impl TileTexture {
     pub fn byte_size(&self) -> usize {
         (self.colour.len() + self.normal.len()) * 4
     }
-    /// Bilinear sample at column coordinates `(x, z)` (clamped to the grid): linear colour
-    /// (alpha 1), each texel's river share laid over its ground as [`river_colour`] (the vertex
-    /// colours' stand-in for the water the shader draws), and the normal before normalisation.
+    /// Bilinear sample at column coordinates `(x, z)` (clamped to the grid), as the GPU filters
+    /// it: linear colour (alpha 1) and the normal before normalisation.
     pub fn sample(&self, x: f64, z: f64) -> ([f32; 4], [f32; 3]) {
         let n = self.side as i64;
         let ft = ((x - self.origin[0] as f64) / self.spacing as f64).clamp(0.0, (n - 1) as f64);
@@ -73,10 +69,8 @@ impl TileTexture {
         for (dt, du, w) in [(0, 0, (1.0 - a) * (1.0 - b)), (1, 0, a * (1.0 - b)), (0, 1, (1.0 - a) * b), (1, 1, a * b)]
         {
             let k = ((u0 + du).min(n - 1) * n + (t0 + dt).min(n - 1)) as usize;
-            let bed = [0, 1, 2].map(|ch| super::palette::srgb_to_linear(self.colour[k][ch] as f32 / 255.0));
-            let lin = mix3(bed, river_colour(bed), self.colour[k][3] as f32 / 255.0);
             for ch in 0..3 {
-                c[ch] += w * lin[ch];
+                c[ch] += w * super::palette::srgb_to_linear(self.colour[k][ch] as f32 / 255.0);
                 nrm[ch] += w * (self.normal[k][ch] as f32 / 255.0 * 2.0 - 1.0);
             }
         }
@@ -170,8 +164,7 @@ impl Rules {
 }
 
 /// Linear albedo of river water seen from afar over its bed: the shallow end of the water ramp
-/// laid over the bed at its opacity (the sheet the coarse level cannot draw), for per-vertex
-/// colours; the shader lights the water as the sheet is lit instead.
+/// laid over the bed at its opacity (the sheet the coarse level cannot draw).
 fn river_colour(bed: [f32; 3]) -> [f32; 3] {
     let w = super::water::water_colour(0.0);
     mix3(bed, [w[0], w[1], w[2]], w[3])
@@ -211,10 +204,9 @@ fn ground_colour(
 }
 
 /// A column's colour as a level shows it over the natural `ground`: the roads' paint, covering
-/// the sample by the share of its `footprint_m` the paint field says lies on the paint; and
-/// whether it is river water where the level's surface (`surface`, asked once per texel) hides
-/// the water (its own sheet, at the water's level, then cannot show it: a river narrower than
-/// the level's cells).
+/// the sample by the share of its `footprint_m` the paint field says lies on the paint, and river
+/// water where the level's surface (`surface`, asked once per texel) hides the water (its own
+/// sheet, at the water's level, then cannot show it: a river narrower than the level's cells).
 fn overlay(
     src: &WorldSource,
     surface: &mut impl FnMut() -> f32,
@@ -222,7 +214,7 @@ fn overlay(
     z: i64,
     ground: [f32; 3],
     footprint_m: f32,
-) -> ([f32; 3], bool) {
+) -> [f32; 3] {
     let rgb = |m: Material| {
         let c = material_colour(m as u8);
         [c[0], c[1], c[2]]
@@ -241,10 +233,10 @@ fn overlay(
     };
     let n = src.layout.map_size as i64;
     if !src.has_water_section() || x < 0 || z < 0 || x >= n || z >= n {
-        return (c, false);
+        return c;
     }
-    let Some(w) = src.water_at(x as u32, z as u32, src.layout.top_m()) else { return (c, false) };
-    (c, w.water_surface_y_m <= surface())
+    let Some(w) = src.water_at(x as u32, z as u32, src.layout.top_m()) else { return c };
+    if w.water_surface_y_m > surface() { c } else { river_colour(c) }
 }
 
 /// Linear → 8-bit sRGB, through a table of 4096 steps (exact to the byte but for rounding
@@ -333,7 +325,7 @@ pub fn bake(
                 let (t, u) = (i * r, j * r);
                 let (x, z) = (origin[0] + t * s, origin[1] + u * s);
                 let base = ground[(u * side_i + t) as usize];
-                let (mut c, mut wet) = ([0f32; 3], 0.0f32);
+                let mut c = [0f32; 3];
                 // The level's surface at the texel, for every wet column of its footprint.
                 let mut at_texel = None;
                 let mut surface = || *at_texel.get_or_insert_with(|| (level.surface)(x as f64, z as f64));
@@ -342,16 +334,14 @@ pub fn bake(
                 } else {
                     for &ox in offsets {
                         for &oz in offsets {
-                            let (v, river) = overlay(src, &mut surface, x + ox, z + oz, base, footprint_m);
+                            let v = overlay(src, &mut surface, x + ox, z + oz, base, footprint_m);
                             for k in 0..3 {
                                 c[k] += v[k] * weight;
                             }
-                            wet += river as u8 as f32 * weight;
                         }
                     }
                 }
-                let share = (wet * 255.0 + 0.5) as u8;
-                out.colour.push([linear_to_srgb_u8(c[0]), linear_to_srgb_u8(c[1]), linear_to_srgb_u8(c[2]), share]);
+                out.colour.push([linear_to_srgb_u8(c[0]), linear_to_srgb_u8(c[1]), linear_to_srgb_u8(c[2]), 255]);
                 let [gx, gz] = grad(t, u, r);
                 let inv = 1.0 / (gx * gx + 1.0 + gz * gz).sqrt();
                 let enc = |v: f32| ((v * 0.5 + 0.5) * 255.0 + 0.5).clamp(0.0, 255.0) as u8;
