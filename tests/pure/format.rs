@@ -901,6 +901,15 @@ fn each_refusal_points_at_the_byte_it_names() {
     let (e, p) = patch(b"WBTB", 4 + WATER_BODY_RECORD_LEN + 2, &[7]);
     assert_eq!(e.kind, ErrorKind::WaterTypeOutOfRange { index: 1, value: 7 });
     assert_eq!(e.offset, p);
+    // RIVR: the second river's order, source x and length (the first river has three points).
+    let r1 = 2 + RIVR_DIALS_LEN + 4 + RIVER_RECORD_LEN + 3 * RIVER_POINT_LEN;
+    let (e, p) = patch(b"RIVR", r1 + 2, &[9]);
+    assert_eq!(e.kind, ErrorKind::RiverOrderOutOfRange { index: 1, order: 9 });
+    assert_eq!(e.offset, p);
+    for at in [r1 + 5, r1 + 21] {
+        let (e, p) = patch(b"RIVR", at, &f32::NAN.to_le_bytes());
+        assert_eq!((e.section_name(), e.offset), ("RIVR".to_string(), p), "{e}");
+    }
     // HGTS: two heights not finite in one block; the first is named.
     let mut b = bytes.clone();
     let h = section_at(&b, b"HGTS") + 12;
