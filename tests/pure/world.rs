@@ -603,9 +603,7 @@ pub(crate) mod lod {
     /// small island, every node of every level.
     #[test]
     fn a_nodes_height_bounds_hold_every_column_under_it() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("blueprints/small.dat");
-        let src = WorldSource::new(Arc::new(isla::blueprint::read_file(&path).unwrap()));
-        let tree = LodTree::new(&src);
+        let (src, tree) = small_world();
         let map = src.layout.map_size as i64;
         let (cols, top) = (CHUNK_COLUMNS as i64, src.layout.top_m());
         let mut checked = 0usize;
