@@ -30,7 +30,7 @@ use std::time::Instant;
 pub use crater::{Crater, CraterDials};
 pub use curve::{CurveDials, DetailDials, HeightCurve};
 pub use erosion::{ErosionDials, ErosionStats};
-pub use rivers::{RiverDials, RiverStats};
+pub use rivers::{RiverDials, RiverGuard, RiverStats};
 pub use roads::{RoadDials, RoadStats};
 pub use shape::{ShapeDials, coast_shelf, smooth_abs};
 pub use snapshots::snapshots;

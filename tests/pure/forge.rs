@@ -592,3 +592,101 @@ fn a_river_shoulder_cuts_no_deeper_than_its_channel() {
         assert!(cut <= deepest_channel_m, "{size}²: a shoulder cuts {cut:.2} m at {at:?}");
     }
 }
+
+/// SPEC §2's river guards on the maps: each map the river stage may not make — the ocean's
+/// record or pixels changed, a below-sea height changed or a new one made, a town on water, the
+/// crater core changed, BIOM against WBID, a river level under its ground — is refused with its
+/// guard's message, and the untouched map passes. (The stage never makes one, so a forge alone
+/// cannot show that a guard fires.)
+#[test]
+fn the_river_guards_refuse_each_map_the_stage_may_not_make() {
+    use isla::blueprint::{Biome, Water};
+    // The repository's island: rivers, towns and a crater (the forge at 256² makes no river).
+    let bp = &blueprint::read_file(&repo(DEFAULT_ISLAND)).unwrap();
+    let n = bp.n();
+    let towns = bp.towns.clone().unwrap_or_default();
+    let p = &bp.params;
+    assert!(p.crater_radius > 0.0, "a crater");
+    let crater = forge::Crater { x: p.crater_x, y: p.crater_y, radius_px: p.crater_radius };
+    let site = forge::Site {
+        n,
+        sea: SEA_LEVEL_RAW,
+        mpr: bp.params.metres_per_raw,
+        mpp: bp.params.metres_per_pixel,
+        towns: &towns,
+        crater: Some(&crater),
+    };
+    let first_river = bp.rivers.as_ref().expect("rivers").first_body_id();
+    let (render, water, biomes) = (&bp.heights_raw, bp.water.as_ref().unwrap(), &bp.biomes);
+    let guard = forge::RiverGuard::take(&site, render, water);
+    let check = |r: &[f32], w: &Water, b: &[u8]| guard.check(&site, r, w, b, first_river).map_err(|e| e.to_string());
+    assert_eq!(check(render, water, biomes), Ok(()), "the maps the guard was taken on");
+    let refused = |what: &str, got: Result<(), String>, says: &str| {
+        assert!(matches!(&got, Err(m) if m.contains(says)), "{what}: expected \"{says}\", got {got:?}");
+    };
+    let sea = SEA_LEVEL_RAW;
+    let dry_land = |i: usize| {
+        water.body_ids[i] == 0
+            && render[i] > sea + 1.0
+            && crater.distance(i / n, i % n) > 2.0 * crater.carve_radius_px()
+    };
+
+    // 1. The ocean's record, its pixels (first, middle and last of them) and the sea floor.
+    let mut w = water.clone();
+    w.bodies.as_mut().unwrap().iter_mut().find(|b| b.id == OCEAN_BODY_ID).unwrap().surface_level_raw += 0.5;
+    refused("the ocean's level", check(render, &w, biomes), "the ocean body's WBTB record changed");
+    let ocean: Vec<usize> = (0..n * n).filter(|&i| water.body_ids[i] == OCEAN_BODY_ID).collect();
+    for i in [ocean[0], ocean[ocean.len() / 2], ocean[ocean.len() - 1]] {
+        let mut w = water.clone();
+        w.body_ids[i] = 0;
+        refused(&format!("ocean pixel {i} dried"), check(render, &w, biomes), "the ocean's pixels changed");
+    }
+    let dry = (0..n * n).find(|&i| dry_land(i)).unwrap();
+    let mut w = water.clone();
+    w.body_ids[dry] = OCEAN_BODY_ID;
+    refused("a dry pixel flooded", check(render, &w, biomes), "the ocean's pixels changed");
+    let floor: Vec<usize> = (0..n * n).filter(|&i| render[i] < sea).collect();
+    for i in [floor[0], floor[floor.len() / 2], floor[floor.len() - 1]] {
+        let mut r = render.clone();
+        r[i] -= 0.25;
+        refused(
+            &format!("sea floor pixel {i} lowered"),
+            check(&r, water, biomes),
+            "a below-sea pixel changed or appeared",
+        );
+    }
+    let mut r = render.clone();
+    r[dry] = sea - 0.5;
+    refused("a dry pixel sunk under the sea", check(&r, water, biomes), "a below-sea pixel changed or appeared");
+
+    // 3. A town on water (a river's id under it).
+    let t = &towns[0];
+    let ti = (t.x.round() as usize).min(n - 1) * n + (t.y.round() as usize).min(n - 1);
+    let mut w = water.clone();
+    w.body_ids[ti] = first_river;
+    refused("a town on a river", check(render, &w, biomes), "is on water");
+
+    // 4. The crater core: above-sea pixels of it (below-sea ones trip guard 1 first), the one
+    // nearest the centre and the one nearest the core's edge.
+    let core: Vec<usize> =
+        (0..n * n).filter(|&i| crater.distance(i / n, i % n) <= crater.carve_radius_px() && render[i] > sea).collect();
+    assert!(!core.is_empty(), "the crater core has dry pixels");
+    let d = |i: &usize| crater.distance(i / n, i % n);
+    let inner = *core.iter().min_by(|a, b| d(a).total_cmp(&d(b))).unwrap();
+    let outer = *core.iter().max_by(|a, b| d(a).total_cmp(&d(b))).unwrap();
+    for i in [inner, outer] {
+        let mut r = render.clone();
+        r[i] += 0.25;
+        refused(&format!("crater core pixel {i} raised"), check(&r, water, biomes), "the crater core changed");
+    }
+
+    // 5. BIOM against WBID, and a river pixel's level under its ground.
+    let mut b = biomes.clone();
+    b[dry] = Biome::Lake as u8;
+    refused("a dry pixel marked lake", check(render, water, &b), "BIOM and WBID disagree");
+    let ri = (0..n * n).find(|&i| water.body_ids[i] >= first_river).expect("a river pixel");
+    let level = water_level::decode(water.surface.as_ref().unwrap()[ri]).unwrap();
+    let mut r = render.clone();
+    r[ri] = level + 0.1;
+    refused("a river bed over its level", check(&r, water, biomes), "a river pixel's level is not above its ground");
+}

@@ -71,6 +71,31 @@ pub(super) fn core_pixels(inp: &Inputs<'_>) -> Vec<usize> {
     v
 }
 
+/// What the river stage may not change (SPEC §2's guards on the maps): taken before the stage
+/// and checked after it. The forge runs it on every island; it is public so that a map the stage
+/// never produces (a changed ocean, sea floor or crater core, a town on water) can be handed to it.
+pub struct RiverGuard(Snapshot);
+
+impl RiverGuard {
+    /// Digest the ocean, the below-sea heights and the crater core of `render` and `water`.
+    pub fn take(site: &Inputs<'_>, render: &[f32], water: &Water) -> Self {
+        Self(Snapshot::take(site, render, water))
+    }
+
+    /// The guards on the maps after the stage (all but the courses' own profile): rivers are the
+    /// bodies from `first_river` on. A violation is an error naming the guard.
+    pub fn check(
+        &self,
+        site: &Inputs<'_>,
+        render: &[f32],
+        water: &Water,
+        biomes: &[u8],
+        first_river: u16,
+    ) -> anyhow::Result<()> {
+        check_maps(site, &self.0, render, water, biomes, first_river)
+    }
+}
+
 /// The guards (SPEC §2), on every run: a violation is an internal failure.
 pub(super) fn check(
     inp: &Inputs<'_>,
@@ -81,18 +106,14 @@ pub(super) fn check(
     net: &RiverNetwork,
     carved: &[Carved],
 ) -> anyhow::Result<()> {
+    check_courses(inp, net, carved)?;
+    check_maps(inp, before, render, water, biomes, net.first_body_id())
+}
+
+/// Guard 2: bed and level monotone along every course, the level at least the minimum depth up.
+fn check_courses(inp: &Inputs<'_>, net: &RiverNetwork, carved: &[Carved]) -> anyhow::Result<()> {
     use anyhow::ensure;
-    let n = inp.n;
-    // 1. The ocean body and every below-sea pixel as they were.
-    ensure!(water.ocean().copied() == before.ocean, "river guard: the ocean body's WBTB record changed");
-    ensure!(ocean_digest(water) == before.ocean_digest, "river guard: the ocean's pixels changed");
-    ensure!(
-        below_sea_digest(render, &water.body_ids, inp.sea) == before.below_sea_digest,
-        "river guard: a below-sea pixel changed or appeared"
-    );
-    // 2. Bed and level monotone along every course, the level at least the minimum depth up.
     let min_depth = net.dials.min_depth_m / inp.mpr;
-    let first_river = net.first_body_id();
     for c in carved {
         for w in c.bed.windows(2) {
             ensure!(w[1] <= w[0], "river guard: body {}'s bed rises toward its mouth", c.body_id);
@@ -109,6 +130,27 @@ pub(super) fn check(
             );
         }
     }
+    Ok(())
+}
+
+/// Guards 1 and 3–5, on the maps alone.
+fn check_maps(
+    inp: &Inputs<'_>,
+    before: &Snapshot,
+    render: &[f32],
+    water: &Water,
+    biomes: &[u8],
+    first_river: u16,
+) -> anyhow::Result<()> {
+    use anyhow::ensure;
+    let n = inp.n;
+    // 1. The ocean body and every below-sea pixel as they were.
+    ensure!(water.ocean().copied() == before.ocean, "river guard: the ocean body's WBTB record changed");
+    ensure!(ocean_digest(water) == before.ocean_digest, "river guard: the ocean's pixels changed");
+    ensure!(
+        below_sea_digest(render, &water.body_ids, inp.sea) == before.below_sea_digest,
+        "river guard: a below-sea pixel changed or appeared"
+    );
     // 3. No town on water.
     for t in inp.towns {
         let (x, y) = ((t.x.round() as usize).min(n - 1), (t.y.round() as usize).min(n - 1));

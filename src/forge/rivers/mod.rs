@@ -42,6 +42,8 @@ mod drainage;
 mod guards;
 mod plan;
 
+pub use guards::RiverGuard;
+
 use carve::*;
 use drainage::*;
 use guards::*;
