@@ -275,11 +275,13 @@ pub fn bake(
     let side_i = side as i64;
     // The rendered surface at every texel's column and two rings around: the normals'
     // differences, at this spacing and twice it.
+    // Every loop below walks X outer and Z inner, the blueprint's and the carve's order in
+    // memory: on a big map a level's texels lie a whole row of the map apart along X.
     let hs = side_i + 4;
-    let mut h = Vec::with_capacity((hs * hs) as usize);
-    for u in -2..side_i + 2 {
-        for t in -2..side_i + 2 {
-            h.push(src.surface_y_m(origin[0] + t * s, origin[1] + u * s));
+    let mut h = vec![0f32; (hs * hs) as usize];
+    for t in -2..side_i + 2 {
+        for u in -2..side_i + 2 {
+            h[((u + 2) * hs + t + 2) as usize] = src.surface_y_m(origin[0] + t * s, origin[1] + u * s);
         }
     }
     let hat = |t: i64, u: i64| h[((u + 2) * hs + t + 2) as usize];
@@ -298,12 +300,12 @@ pub fn bake(
         [(hat(t + r, u) - hat(t - r, u)) / d, (hat(t, u + r) - hat(t, u - r)) / d]
     };
     // The natural ground at every texel.
-    let mut ground = Vec::with_capacity((side_i * side_i) as usize);
-    for u in 0..side_i {
-        for t in 0..side_i {
+    let mut ground = vec![[0f32; 3]; (side_i * side_i) as usize];
+    for t in 0..side_i {
+        for u in 0..side_i {
             let (x, z) = (origin[0] + t * s, origin[1] + u * s);
             let g = if s == 1 { slope1(t, u) } else { src.gradient(x, z) };
-            ground.push(ground_colour(src, &rules, shading, x, z, hat(t, u), g));
+            ground[(u * side_i + t) as usize] = ground_colour(src, &rules, shading, x, z, hat(t, u), g);
         }
     }
     let texture = |level: &LevelView, r: i64| {
@@ -317,11 +319,11 @@ pub fn bake(
             origin,
             spacing: sp,
             side: n as u32,
-            colour: Vec::with_capacity((n * n) as usize),
-            normal: Vec::with_capacity((n * n) as usize),
+            colour: vec![[0; 4]; (n * n) as usize],
+            normal: vec![[0; 4]; (n * n) as usize],
         };
-        for j in 0..n {
-            for i in 0..n {
+        for i in 0..n {
+            for j in 0..n {
                 let (t, u) = (i * r, j * r);
                 let (x, z) = (origin[0] + t * s, origin[1] + u * s);
                 let base = ground[(u * side_i + t) as usize];
@@ -341,11 +343,12 @@ pub fn bake(
                         }
                     }
                 }
-                out.colour.push([linear_to_srgb_u8(c[0]), linear_to_srgb_u8(c[1]), linear_to_srgb_u8(c[2]), 255]);
+                let k = (j * n + i) as usize;
+                out.colour[k] = [linear_to_srgb_u8(c[0]), linear_to_srgb_u8(c[1]), linear_to_srgb_u8(c[2]), 255];
                 let [gx, gz] = grad(t, u, r);
                 let inv = 1.0 / (gx * gx + 1.0 + gz * gz).sqrt();
                 let enc = |v: f32| ((v * 0.5 + 0.5) * 255.0 + 0.5).clamp(0.0, 255.0) as u8;
-                out.normal.push([enc(-gx * inv), enc(inv), enc(-gz * inv), 255]);
+                out.normal[k] = [enc(-gx * inv), enc(inv), enc(-gz * inv), 255];
             }
         }
         out
