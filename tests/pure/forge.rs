@@ -645,6 +645,8 @@ fn the_river_guards_refuse_each_map_the_stage_may_not_make() {
     let mut w = water.clone();
     w.body_ids[dry] = OCEAN_BODY_ID;
     refused("a dry pixel flooded", check(render, &w, biomes), "the ocean's pixels changed");
+    w.body_ids[ocean[ocean.len() / 2]] = 0;
+    refused("an ocean pixel moved (the same count)", check(render, &w, biomes), "the ocean's pixels changed");
     let floor: Vec<usize> = (0..n * n).filter(|&i| render[i] < sea).collect();
     for i in [floor[0], floor[floor.len() / 2], floor[floor.len() - 1]] {
         let mut r = render.clone();
@@ -655,6 +657,10 @@ fn the_river_guards_refuse_each_map_the_stage_may_not_make() {
             "a below-sea pixel changed or appeared",
         );
     }
+    let (a, b) = (floor[0], *floor.iter().find(|&&i| render[i] != render[floor[0]]).unwrap());
+    let mut r = render.clone();
+    r.swap(a, b);
+    refused("two sea floor heights swapped", check(&r, water, biomes), "a below-sea pixel changed or appeared");
     let mut r = render.clone();
     r[dry] = sea - 0.5;
     refused("a dry pixel sunk under the sea", check(&r, water, biomes), "a below-sea pixel changed or appeared");
@@ -679,6 +685,16 @@ fn the_river_guards_refuse_each_map_the_stage_may_not_make() {
         r[i] += 0.25;
         refused(&format!("crater core pixel {i} raised"), check(&r, water, biomes), "the crater core changed");
     }
+
+    // The core is the carve's extent and no more: the stage may change dry land just outside it.
+    let beside = (0..n * n)
+        .filter(|&i| water.body_ids[i] == 0 && render[i] > sea && d(&i) > crater.carve_radius_px())
+        .min_by(|a, b| d(a).total_cmp(&d(b)))
+        .unwrap();
+    assert!(d(&beside) < crater.carve_radius_px() + 2.0, "dry land just outside the core: {}", d(&beside));
+    let mut r = render.clone();
+    r[beside] += 0.25;
+    assert_eq!(check(&r, water, biomes), Ok(()), "a dry pixel just outside the crater core may change");
 
     // 5. BIOM against WBID, and a river pixel's level under its ground.
     let mut b = biomes.clone();
