@@ -1130,6 +1130,98 @@ pub(crate) mod lod {
         assert!(quads * 8 <= wet, "{wet} wet cells took {quads} quads");
     }
 
+    /// SPEC §3–4, on every level-1 and level-2 tile of the default island (every coast, whatever
+    /// its direction): a drawn water cell holds water — at least one wet column among its own
+    /// (the cell's columns, border lines included, all of them sampled at these levels) — no cell
+    /// is drawn twice, a cell wet at its four corners at one level is drawn, and every quad's
+    /// normal is its mean slope's over its own extent. (cargo-mutants,
+    /// session 13: reading the samples one or two cells off, `i0 − 1 + a` → `i0 + 1 + a`, passed
+    /// the single south-coast tile above.)
+    #[test]
+    fn every_coarse_water_cell_drawn_holds_water_on_every_coast() {
+        let (src, tree) = default_world();
+        let c = isla::world::CHUNK_COLUMNS as i64;
+        let top = src.layout.top_m();
+        let level_at = |x: i64, z: i64| src.water_at(x as u32, z as u32, top).map(|w| w.water_surface_y_m);
+        let n = src.layout.map_size as i64;
+        let mut m = LodMesh::default();
+        let (mut drawn, mut must, mut sloped) = (0usize, 0usize, 0usize);
+        for level in 1..=2u8 {
+            let per = (src.layout.chunks_per_side as i32) >> level;
+            let cell = 1i64 << level;
+            let cell_m = cell as f32 * src.layout.column_m;
+            for tx in 0..per {
+                for tz in 0..per {
+                    let id = NodeId::new(level, tx, tz);
+                    // The water alone: no texture bake.
+                    isla::mesh::lod::mesh_tile_with(src, id, tree.top_level, Shading::Palette, false, &mut m);
+                    let [x0, z0, _, _] = id.chunk_rect();
+                    let (c0x, c0z) = (x0 as i64 * c, z0 as i64 * c);
+                    let side = (id.span_chunks() as i64 * c / cell) as usize;
+                    let mut cover = vec![0u32; side * side];
+                    for (qi, q) in m.water.positions.chunks(4).enumerate() {
+                        // Its normal is its mean slope's, over its own extent (corners (x0, z0),
+                        // (x0, z1), (x1, z1), (x1, z0)).
+                        let (dx, dz) = (q[2][0] - q[0][0], q[1][2] - q[0][2]);
+                        let gx = ((q[3][1] + q[2][1]) - (q[0][1] + q[1][1])) / (2.0 * dx);
+                        let gz = ((q[1][1] + q[2][1]) - (q[0][1] + q[3][1])) / (2.0 * dz);
+                        let len = (gx * gx + 1.0 + gz * gz).sqrt();
+                        let got = m.water.normals[qi * 4];
+                        let want = [-gx / len, 1.0 / len, -gz / len];
+                        assert!(
+                            (0..3).all(|k| (got[k] - want[k]).abs() < 1e-4),
+                            "quad {qi}: normal {got:?}, its slope's {want:?}"
+                        );
+                        sloped += usize::from(gx != 0.0 || gz != 0.0);
+                        let (xa, xb) = (q[0][0].min(q[2][0]), q[0][0].max(q[2][0]));
+                        let (za, zb) = (q[0][2].min(q[2][2]), q[0][2].max(q[2][2]));
+                        let to_cell = |v: f32, o: i64| ((v - o as f32 * src.layout.column_m) / cell_m).round() as usize;
+                        for a in to_cell(xa, c0x)..to_cell(xb, c0x) {
+                            for b in to_cell(za, c0z)..to_cell(zb, c0z) {
+                                cover[a * side + b] += 1;
+                            }
+                        }
+                    }
+                    for a in 0..side {
+                        for b in 0..side {
+                            let (x, z) = (c0x + cell * a as i64, c0z + cell * b as i64);
+                            let k = cover[a * side + b];
+                            assert!(k <= 1, "level {level} tile {tx},{tz}: cell ({a}, {b}) drawn {k} times");
+                            let inside = |v: i64| v.clamp(0, n - 1);
+                            if k == 1 {
+                                drawn += 1;
+                                let holds = (x..=x + cell)
+                                    .any(|cx| (z..=z + cell).any(|cz| level_at(inside(cx), inside(cz)).is_some()));
+                                assert!(
+                                    holds,
+                                    "level {level} tile {tx},{tz}: cell ({a}, {b}) at column ({x}, {z}) is drawn over dry land"
+                                );
+                            }
+                            if x + cell < n && z + cell < n {
+                                let corners = [
+                                    level_at(x, z),
+                                    level_at(x + cell, z),
+                                    level_at(x, z + cell),
+                                    level_at(x + cell, z + cell),
+                                ];
+                                if corners[0].is_some() && corners.iter().all(|&y| y == corners[0]) {
+                                    must += 1;
+                                    assert_eq!(
+                                        k, 1,
+                                        "level {level} tile {tx},{tz}: the all-wet cell ({a}, {b}) is not drawn"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!("levels 1–2: {drawn} water cells drawn, {must} wet at all four corners, {sloped} sloped quads");
+        assert!(must > 1000 && drawn >= must, "the island's sea was meant to be drawn: {drawn} / {must}");
+        assert!(sloped > 0, "the rivers were meant to draw sloped cells");
+    }
+
     /// The tree's pyramid and error estimate run in parallel: one thread and eight give the same
     /// ranges, errors and bounds, so every machine cuts the same tree.
     #[test]
