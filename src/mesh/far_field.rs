@@ -273,18 +273,19 @@ pub fn bake(
     let s = spacing.max(1);
     let col = src.layout.column_m;
     let side_i = side as i64;
-    // The rendered surface at every texel's column and two rings around: the normals'
-    // differences, at this spacing and twice it.
     // Every loop below walks X outer and Z inner, the blueprint's and the carve's order in
     // memory: on a big map a level's texels lie a whole row of the map apart along X.
+    // The rendered surface at every texel's column and two rings around: the normals'
+    // differences, at this spacing and twice it.
     let hs = side_i + 4;
+    let h_index = |t: i64, u: i64| ((u + 2) * hs + t + 2) as usize;
     let mut h = vec![0f32; (hs * hs) as usize];
     for t in -2..side_i + 2 {
         for u in -2..side_i + 2 {
-            h[((u + 2) * hs + t + 2) as usize] = src.surface_y_m(origin[0] + t * s, origin[1] + u * s);
+            h[h_index(t, u)] = src.surface_y_m(origin[0] + t * s, origin[1] + u * s);
         }
     }
-    let hat = |t: i64, u: i64| h[((u + 2) * hs + t + 2) as usize];
+    let hat = |t: i64, u: i64| h[h_index(t, u)];
     // At one texel per column, a column's slope from those heights, as `WorldSource::gradient`
     // computes it (one-sided on the map's edge).
     let last = src.layout.map_size as i64 - 1;
