@@ -1,192 +1,32 @@
 //! Node rendering, the client half: turns the mesh buffers the world server hands over into
 //! Bevy meshes — terrain with its morph targets on the node entity, drawn by the level-of-detail
-//! material (`terrain_lod.wgsl`), and the water sheet as its own child entity with a
+//! material (`super::terrain`, its coarse tiles' textures in `super::far_field`'s pages), and the water sheet as its own child entity with a
 //! translucent material that casts no shadow — and draws the open sea beyond the map.
 
 use super::IslandWorld;
+use super::far_field::{self, FarFieldPages, LayerWrites};
 use super::server::{Lod, LodNode, NodeBuffers, NodeIndex, ServerSet, StaleNodes, WorldStats};
-use crate::mesh::far_field::TileTexture;
+use super::terrain::{
+    ATTRIBUTE_LOD_MORPH, ATTRIBUTE_LOD_MORPH_COLOR, LodExt, LodMaterial, level_tint, morph_uniform, terrain_base,
+};
 use crate::mesh::lod::LodMesh;
 use crate::mesh::{TerrainMesh, WaterMesh};
 use crate::world::lod::LodRanges;
 use bevy::asset::RenderAssetUsages;
 use bevy::light::NotShadowCaster;
-use bevy::mesh::{Indices, MeshVertexAttribute, MeshVertexBufferLayoutRef, PrimitiveTopology, VertexFormat};
-use bevy::pbr::{ExtendedMaterial, MaterialExtension, MaterialExtensionKey, MaterialExtensionPipeline};
+use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
-use bevy::render::render_resource::{AsBindGroup, RenderPipelineDescriptor, SpecializedMeshPipelineError};
-use bevy::shader::ShaderRef;
-
-/// Per vertex: the parent level's height and normal (`[y, nx, ny, nz]`).
-pub const ATTRIBUTE_LOD_MORPH: MeshVertexAttribute =
-    MeshVertexAttribute::new("Lod_Morph", 2_817_364_901, VertexFormat::Float32x4);
-/// Per vertex: the parent level's colour (linear RGBA).
-pub const ATTRIBUTE_LOD_MORPH_COLOR: MeshVertexAttribute =
-    MeshVertexAttribute::new("Lod_MorphColor", 2_817_364_902, VertexFormat::Float32x4);
-
-const LOD_SHADER: &str = "embedded://isla/app/terrain_lod.wgsl";
-
-/// The level-of-detail extension of the terrain's `StandardMaterial`: one per level, holding
-/// that level's morph band (and the debug tint).
-#[derive(Asset, AsBindGroup, TypePath, Debug, Clone)]
-pub struct LodExt {
-    /// x: morph start (m), y: morph end (m), z: level.
-    #[uniform(100)]
-    pub morph: Vec4,
-    /// Multiplies the vertex colour: white, or the level's colour with the LOD view on.
-    #[uniform(100)]
-    pub tint: Vec4,
-    /// Ambient from the sky (`scene::hemisphere_ambient`): the sky half, facing up.
-    #[uniform(100)]
-    pub ambient_up: Vec4,
-    /// The ground half, facing down.
-    #[uniform(100)]
-    pub ambient_down: Vec4,
-    /// Per-pixel materials: x the sea level (m), y the sand band's height above it (m), z the
-    /// rock slope (rise over run), w the blend half-width of the rock slope.
-    #[uniform(100)]
-    pub surface: Vec4,
-    /// Linear colours of sand and bare rock (the palette's).
-    #[uniform(100)]
-    pub sand: Vec4,
-    #[uniform(100)]
-    pub rock: Vec4,
-    /// Snow: linear colour, w the snow line (m; far above any terrain without snow).
-    #[uniform(100)]
-    pub snow: Vec4,
-    /// Linear colours of the roads' paint: asphalt (highways) and gravel (roads), laid where a
-    /// chunk's paint field (its UVs) is ≤ 0.
-    #[uniform(100)]
-    pub asphalt: Vec4,
-    #[uniform(100)]
-    pub gravel: Vec4,
-    /// A coarse tile's far-field texture grid (`mesh::far_field`): x, z of texel (0, 0) and the
-    /// spacing (m), w texels a side; all 0 without textures (level 0).
-    #[uniform(100)]
-    pub own_grid: Vec4,
-    /// The parent texture's grid, likewise.
-    #[uniform(100)]
-    pub parent_grid: Vec4,
-    #[texture(101)]
-    #[sampler(102)]
-    pub own_colour: Option<Handle<Image>>,
-    #[texture(103)]
-    pub own_normal: Option<Handle<Image>>,
-    #[texture(104)]
-    pub parent_colour: Option<Handle<Image>>,
-    #[texture(105)]
-    pub parent_normal: Option<Handle<Image>>,
-}
-
-pub use crate::mesh::far_field::SAND_BAND_M;
-
-impl LodExt {
-    /// A level's extension with the sky's hemispheric ambient.
-    /// `ambient` is `scene::hemisphere_ambient()`, computed once for all levels.
-    pub fn new(
-        morph: Vec4,
-        tint: Vec4,
-        ambient: ([f32; 3], [f32; 3]),
-        sea_level_m: f32,
-        snow_line_m: Option<f32>,
-    ) -> Self {
-        use crate::mesh::palette::{ROCK_BLEND_HALF_WIDTH, material_colour};
-        use crate::world::{Material, ROCK_SLOPE};
-        let (up, down) = ambient;
-        Self {
-            morph,
-            tint,
-            ambient_up: Vec3::from(up).extend(0.0),
-            ambient_down: Vec3::from(down).extend(0.0),
-            surface: Vec4::new(sea_level_m, SAND_BAND_M, ROCK_SLOPE, ROCK_BLEND_HALF_WIDTH),
-            sand: Vec4::from(material_colour(Material::Sand as u8)),
-            rock: Vec4::from(material_colour(Material::Rock as u8)),
-            snow: Vec3::from_slice(&material_colour(Material::Snow as u8)[..3]).extend(snow_line_m.unwrap_or(1.0e9)),
-            asphalt: Vec4::from(material_colour(Material::Asphalt as u8)),
-            gravel: Vec4::from(material_colour(Material::Gravel as u8)),
-            own_grid: Vec4::ZERO,
-            parent_grid: Vec4::ZERO,
-            own_colour: None,
-            own_normal: None,
-            parent_colour: None,
-            parent_normal: None,
-        }
-    }
-}
-
-impl MaterialExtension for LodExt {
-    fn vertex_shader() -> ShaderRef {
-        LOD_SHADER.into()
-    }
-    // The main pass's fragment: ambient from the sky (the prepass keeps Bevy's own).
-    fn fragment_shader() -> ShaderRef {
-        LOD_SHADER.into()
-    }
-    // Camera prepasses and every shadow map use this one: shadows see the morphed geometry.
-    fn prepass_vertex_shader() -> ShaderRef {
-        LOD_SHADER.into()
-    }
-    fn deferred_vertex_shader() -> ShaderRef {
-        LOD_SHADER.into()
-    }
-    fn specialize(
-        _pipeline: &MaterialExtensionPipeline,
-        descriptor: &mut RenderPipelineDescriptor,
-        layout: &MeshVertexBufferLayoutRef,
-        _key: MaterialExtensionKey<Self>,
-    ) -> Result<(), SpecializedMeshPipelineError> {
-        // Appended to Bevy's own attributes for this pass (the main and prepass layouts differ).
-        let extra = layout.0.get_layout(&[
-            ATTRIBUTE_LOD_MORPH.at_shader_location(8),
-            ATTRIBUTE_LOD_MORPH_COLOR.at_shader_location(9),
-        ])?;
-        descriptor.vertex.buffers[0].attributes.extend(extra.attributes);
-        Ok(())
-    }
-}
-
-pub type LodMaterial = ExtendedMaterial<StandardMaterial, LodExt>;
-
-/// Colours of the LOD debug view, by level (linear; cycles past the last).
-pub const LEVEL_TINTS: [[f32; 3]; 8] = [
-    [1.0, 1.0, 1.0],
-    [1.0, 0.35, 0.35],
-    [0.35, 1.0, 0.35],
-    [0.35, 0.5, 1.0],
-    [1.0, 1.0, 0.3],
-    [1.0, 0.35, 1.0],
-    [0.3, 1.0, 1.0],
-    [1.0, 0.6, 0.2],
-];
-
-/// The morph band uniform of a level (`lod` off: never morph).
-pub fn morph_uniform(ranges: &LodRanges, level: u8, lod: bool) -> Vec4 {
-    if !lod {
-        return Vec4::new(1.0e30, 2.0e30, level as f32, 0.0);
-    }
-    let [a, b] = ranges.morph_band_m(level);
-    Vec4::new(a, b, level as f32, 0.0)
-}
-
-pub fn level_tint(level: u8, on: bool) -> Vec4 {
-    if !on {
-        return Vec4::ONE;
-    }
-    let c = LEVEL_TINTS[level as usize % LEVEL_TINTS.len()];
-    Vec4::new(c[0], c[1], c[2], 1.0)
-}
 
 /// A chunk's water-sheet entity.
 #[derive(Component, Debug, Clone, Copy)]
 pub struct ChunkWaterSheet;
 
-/// Bytes of a node's GPU buffers (vertex and index data): terrain, and water; and of its
-/// far-field textures.
+/// Bytes of a node's GPU buffers (vertex and index data): terrain, and water. (Its far-field
+/// textures live in shared pages, counted apart: `super::far_field::FarFieldPages`.)
 #[derive(Component, Debug, Clone, Copy)]
 pub struct NodeGpuBytes {
     pub terrain: u64,
     pub water: u64,
-    pub textures: u64,
 }
 
 /// Materials shared by every node.
@@ -204,54 +44,41 @@ pub struct ChunkRenderPlugin;
 impl Plugin for ChunkRenderPlugin {
     fn build(&self, app: &mut App) {
         bevy::asset::embedded_asset!(app, "terrain_lod.wgsl");
-        app.add_plugins((MaterialPlugin::<LodMaterial>::default(), super::water::WaterMaterialPlugin))
-            .add_systems(Startup, (create_materials, spawn_open_sea, spawn_bridges).chain())
-            // A reload: the new island's materials before its first node is uploaded, and its
-            // sea and bridges when it replaces the old island on screen.
-            .add_systems(
-                Update,
-                create_materials.run_if(on_message::<super::server::WorldReplaced>).in_set(super::IslaSet::Apply),
-            )
-            .add_systems(
-                Update,
-                (despawn_island_props, spawn_open_sea, spawn_bridges)
-                    .chain()
-                    .run_if(on_message::<super::server::WorldShown>)
-                    .in_set(super::IslaSet::Render),
-            )
-            .add_systems(
-                Update,
-                upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
-            )
-            .add_systems(Update, count_gpu_bytes.in_set(super::IslaSet::Server).after(ServerSet::Swap))
-            .add_systems(
-                Update,
-                apply_pending_textures
-                    .in_set(super::IslaSet::Server)
-                    .after(upload_node_meshes)
-                    .before(ServerSet::Select),
-            )
-            .add_systems(
-                Update,
-                follow_lod_switch
-                    .run_if(resource_exists_and_changed::<super::settings::StreamSettings>)
-                    .run_if(resource_exists::<ChunkMaterials>)
-                    .in_set(super::IslaSet::Apply),
-            );
-    }
-}
-
-/// The terrain's base material: white (the vertex colours carry the palette), rough, both sides.
-pub fn terrain_base() -> StandardMaterial {
-    StandardMaterial {
-        base_color: Color::WHITE,
-        perceptual_roughness: 0.92,
-        metallic: 0.0,
-        reflectance: 0.2,
-        // Visible from both sides: the world can be seen from below.
-        cull_mode: None,
-        double_sided: true,
-        ..default()
+        app.add_plugins((
+            MaterialPlugin::<LodMaterial>::default(),
+            super::water::WaterMaterialPlugin,
+            far_field::FarFieldTexturesPlugin,
+        ))
+        .add_systems(Startup, (create_materials, spawn_open_sea, spawn_bridges).chain())
+        // A reload: the new island's materials before its first node is uploaded, and its
+        // sea and bridges when it replaces the old island on screen.
+        .add_systems(
+            Update,
+            create_materials.run_if(on_message::<super::server::WorldReplaced>).in_set(super::IslaSet::Apply),
+        )
+        .add_systems(
+            Update,
+            (despawn_island_props, spawn_open_sea, spawn_bridges)
+                .chain()
+                .run_if(on_message::<super::server::WorldShown>)
+                .in_set(super::IslaSet::Render),
+        )
+        .add_systems(
+            Update,
+            upload_node_meshes.in_set(super::IslaSet::Server).after(ServerSet::Collect).before(ServerSet::Select),
+        )
+        .add_systems(Update, count_gpu_bytes.in_set(super::IslaSet::Server).after(ServerSet::Swap))
+        .add_systems(
+            Update,
+            apply_pending_textures.in_set(super::IslaSet::Server).after(upload_node_meshes).before(ServerSet::Select),
+        )
+        .add_systems(
+            Update,
+            follow_lod_switch
+                .run_if(resource_exists_and_changed::<super::settings::StreamSettings>)
+                .run_if(resource_exists::<ChunkMaterials>)
+                .in_set(super::IslaSet::Apply),
+        );
     }
 }
 
@@ -265,6 +92,7 @@ fn create_materials(
     lod: Res<Lod>,
     settings: Res<super::settings::StreamSettings>,
     toggles: Option<Res<super::settings::DebugToggles>>,
+    pages: Option<Res<FarFieldPages>>,
 ) {
     let tint_on = toggles.is_some_and(|t| t.lod_colours);
     let snow_line = world.source.snow_line_m();
@@ -285,6 +113,8 @@ fn create_materials(
     let to_sun = super::settings::sun_direction(sun.elevation_deg, sun.azimuth_deg);
     let water = water_materials.add(super::water::water_material(to_sun));
     commands.insert_resource(ChunkMaterials { levels, seabed, water });
+    // The pages are made from the levels' materials: a new island starts new ones.
+    commands.insert_resource(FarFieldPages::after(pages.as_deref()));
 }
 
 /// The GPU buffers of the resident nodes (fresh or stale), per level, into the world's stats.
@@ -293,10 +123,10 @@ fn count_gpu_bytes(
     index: Res<NodeIndex>,
     stale: Res<StaleNodes>,
     nodes: Query<(Entity, &LodNode, Option<&NodeGpuBytes>)>,
+    pages: Res<FarFieldPages>,
     mut stats: ResMut<WorldStats>,
 ) {
     let mut per_level = vec![(0u32, 0u64, 0u64); lod.0.top_level as usize + 1];
-    let mut textures = vec![0u64; lod.0.top_level as usize + 1];
     for (e, node, bytes) in &nodes {
         if index.0.get(&node.id) != Some(&e) && stale.0.get(&node.id) != Some(&e) {
             continue;
@@ -305,8 +135,8 @@ fn count_gpu_bytes(
         g.0 += 1;
         g.1 += bytes.map_or(0, |b| b.terrain);
         g.2 += bytes.map_or(0, |b| b.water);
-        textures[node.id.level as usize] += bytes.map_or(0, |b| b.textures);
     }
+    let textures = pages.bytes_per_level(per_level.len());
     stats.gpu_bytes = per_level.iter().map(|l| l.1 + l.2).sum();
     stats.gpu_bytes_per_level = per_level;
     stats.texture_bytes = textures.iter().sum();
@@ -357,49 +187,36 @@ fn to_mesh_with(
         .with_inserted_indices(Indices::U32(indices))
 }
 
-/// A coarse tile's own material: its level's, with its far-field textures (their bytes counted
-/// in `bytes`); `None` when the level's material is gone (a reload under way).
-fn textured_material(
-    level: &Handle<LodMaterial>,
-    [own, parent]: [TileTexture; 2],
-    column_m: f32,
-    images: &mut Assets<Image>,
-    lod_materials: &mut Assets<LodMaterial>,
-    bytes: &mut NodeGpuBytes,
-) -> Option<Handle<LodMaterial>> {
-    let mut m = lod_materials.get(level).cloned()?;
-    bytes.textures = (own.byte_size() + parent.byte_size()) as u64;
-    let ext = &mut m.extension;
-    ext.morph.w = 1.0;
-    ext.own_grid = grid_uniform(&own, column_m);
-    ext.parent_grid = grid_uniform(&parent, column_m);
-    ext.own_colour = Some(images.add(tile_image(own.side, &own.colour, true)));
-    ext.own_normal = Some(images.add(tile_image(own.side, &own.normal, false)));
-    ext.parent_colour = Some(images.add(tile_image(parent.side, &parent.colour, true)));
-    ext.parent_normal = Some(images.add(tile_image(parent.side, &parent.normal, false)));
-    Some(lod_materials.add(m))
-}
-
 /// Put the textures baked after a first-view tile's mesh on its material (the tile drew its
 /// per-vertex colours until then).
 fn apply_pending_textures(
     mut commands: Commands,
-    mut pending: Query<(Entity, &LodNode, &mut super::server::PendingTextures, &mut NodeGpuBytes), With<Mesh3d>>,
+    mut pending: Query<(Entity, &LodNode, &mut super::server::PendingTextures), With<Mesh3d>>,
     mats: Res<ChunkMaterials>,
     world: Res<IslandWorld>,
+    mut pages: ResMut<FarFieldPages>,
+    mut writes: ResMut<LayerWrites>,
     mut images: ResMut<Assets<Image>>,
     mut lod_materials: ResMut<Assets<LodMaterial>>,
 ) {
     let column_m = world.source.layout.column_m;
-    for (e, node, mut textures, mut bytes) in &mut pending {
+    for (e, node, mut textures) in &mut pending {
         let level = (node.id.level as usize).min(mats.levels.len() - 1);
         let t = std::mem::take(&mut *textures.0);
         let mut ec = commands.entity(e);
         ec.remove::<super::server::PendingTextures>();
-        if let Some(m) =
-            textured_material(&mats.levels[level], t, column_m, &mut images, &mut lod_materials, &mut bytes)
-        {
-            ec.insert(MeshMaterial3d(m));
+        let placed = far_field::place(
+            &mut pages,
+            &mut writes,
+            &mats.levels[level],
+            node.id.level,
+            t,
+            column_m,
+            &mut images,
+            &mut lod_materials,
+        );
+        if let Some(drawn) = placed {
+            ec.insert(drawn);
         }
     }
 }
@@ -437,28 +254,14 @@ fn casts_shadow(ranges: &LodRanges, level: u8) -> bool {
     level == 0 || ranges.range_m(level - 1) < super::scene::SHADOW_MAX_DISTANCE_M
 }
 
-/// A far-field texture as an image: RGBA8 (sRGB for colour), linear filtering, clamped.
-fn tile_image(side: u32, texels: &[[u8; 4]], srgb: bool) -> Image {
-    use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-    let format = if srgb { TextureFormat::Rgba8UnormSrgb } else { TextureFormat::Rgba8Unorm };
-    let size = Extent3d { width: side, height: side, depth_or_array_layers: 1 };
-    let mut image = Image::new(size, TextureDimension::D2, texels.concat(), format, RenderAssetUsages::RENDER_WORLD);
-    image.sampler = bevy::image::ImageSampler::linear();
-    image
-}
-
-/// The grid uniform of a far-field texture (`LodExt::own_grid`).
-fn grid_uniform(t: &TileTexture, column_m: f32) -> Vec4 {
-    let s = column_m;
-    Vec4::new(t.origin[0] as f32 * s, t.origin[1] as f32 * s, t.spacing as f32 * s, t.side as f32)
-}
-
 fn upload_node_meshes(
     mut commands: Commands,
     mut fresh: Query<(Entity, &LodNode, &mut NodeBuffers), Added<NodeBuffers>>,
     mats: Res<ChunkMaterials>,
     lod: Res<Lod>,
     world: Res<IslandWorld>,
+    mut pages: ResMut<FarFieldPages>,
+    mut writes: ResMut<LayerWrites>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut images: ResMut<Assets<Image>>,
     mut lod_materials: ResMut<Assets<LodMaterial>>,
@@ -466,8 +269,7 @@ fn upload_node_meshes(
     let column_m = world.source.layout.column_m;
     for (e, node, mut buffers) in &mut fresh {
         let LodMesh { terrain, morph, morph_colors, water, textures } = std::mem::take(&mut buffers.0);
-        let mut bytes =
-            NodeGpuBytes { terrain: (terrain.byte_size() + morph.len() * 32) as u64, water: 0, textures: 0 };
+        let mut bytes = NodeGpuBytes { terrain: (terrain.byte_size() + morph.len() * 32) as u64, water: 0 };
         let mut ec = commands.entity(e);
         ec.remove::<NodeBuffers>();
         if !terrain.is_empty() {
@@ -481,15 +283,25 @@ fn upload_node_meshes(
                 mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, paint);
             }
             let level = (node.id.level as usize).min(mats.levels.len() - 1);
-            // A coarse tile draws with its own material: the level's, with its textures.
-            let material = match textures {
-                Some(t) => {
-                    textured_material(&mats.levels[level], *t, column_m, &mut images, &mut lod_materials, &mut bytes)
-                }
-                None => None,
-            }
-            .unwrap_or_else(|| mats.levels[level].clone());
-            ec.insert((Mesh3d(meshes.add(mesh)), MeshMaterial3d(material)));
+            ec.insert(Mesh3d(meshes.add(mesh)));
+            // A coarse tile draws with its textures' page (its level's material, with the
+            // arrays) and its layer in its tag; the rest with its level's material.
+            let placed = textures.and_then(|t| {
+                far_field::place(
+                    &mut pages,
+                    &mut writes,
+                    &mats.levels[level],
+                    node.id.level,
+                    *t,
+                    column_m,
+                    &mut images,
+                    &mut lod_materials,
+                )
+            });
+            match placed {
+                Some(drawn) => ec.insert(drawn),
+                None => ec.insert(MeshMaterial3d(mats.levels[level].clone())),
+            };
             if !casts_shadow(&lod.0.ranges, node.id.level) {
                 ec.insert(NotShadowCaster);
             }

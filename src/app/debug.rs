@@ -3,9 +3,10 @@
 //! stats ([`DebugPanelPlugin`]); `isla shot` sets them from flags ([`DebugTogglesPlugin`] alone).
 
 use super::IslandWorld;
-use super::chunks::{ChunkWaterSheet, LodMaterial, OpenSeaWater, level_tint};
+use super::chunks::{ChunkWaterSheet, OpenSeaWater};
 use super::server::LodNode;
 pub use super::settings::DebugToggles;
+use super::terrain::{LodMaterial, level_tint};
 use crate::mesh::Shading;
 use bevy::pbr::wireframe::{WireframeConfig, WireframePlugin};
 use bevy::prelude::*;

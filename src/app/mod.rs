@@ -9,6 +9,7 @@
 pub mod camera;
 pub mod chunks;
 pub mod debug;
+pub mod far_field;
 pub mod flight;
 pub mod fly;
 pub mod fog;
@@ -22,6 +23,7 @@ pub mod server;
 pub mod settings;
 pub mod shot;
 pub mod sky;
+pub mod terrain;
 pub mod water;
 
 use crate::world::WorldSource;

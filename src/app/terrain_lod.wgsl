@@ -38,17 +38,19 @@ struct LodParams {
     // The roads' paint (linear): asphalt on highways, gravel on roads.
     asphalt: vec4<f32>,
     gravel: vec4<f32>,
-    // A coarse tile's far-field textures (mesh::far_field): x, z of texel (0, 0) (m), the texel
-    // spacing (m), w texels a side. Its own level's, and its parent level's over its area.
+    // A far-field page's textures (mesh::far_field, app::far_field): x a tile's side (m), z the
+    // texel spacing (m), w texels a side. Its level's own, and its parent level's over a tile.
     own_grid: vec4<f32>,
     parent_grid: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> lod: LodParams;
-@group(#{MATERIAL_BIND_GROUP}) @binding(101) var own_colour: texture_2d<f32>;
+// A page's texture arrays: a tile's layer, and its index on its level's grid of tiles, are in its
+// mesh tag (`app::far_field::tile_tag`).
+@group(#{MATERIAL_BIND_GROUP}) @binding(101) var own_colour: texture_2d_array<f32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(102) var far_sampler: sampler;
-@group(#{MATERIAL_BIND_GROUP}) @binding(103) var own_normal: texture_2d<f32>;
-@group(#{MATERIAL_BIND_GROUP}) @binding(104) var parent_colour: texture_2d<f32>;
-@group(#{MATERIAL_BIND_GROUP}) @binding(105) var parent_normal: texture_2d<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(103) var own_normal: texture_2d_array<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(104) var parent_colour: texture_2d_array<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(105) var parent_normal: texture_2d_array<f32>;
 
 struct Vertex {
     @builtin(instance_index) instance_index: u32,
@@ -186,9 +188,10 @@ fn surface_colour(cover: vec3<f32>, p: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return mix(c, lod.snow.rgb * lod.tint.rgb, snow);
 }
 
-// A corner-sampled far-field texture's UV at world xz (texel t sits on origin + t · spacing).
-fn grid_uv(grid: vec4<f32>, xz: vec2<f32>) -> vec2<f32> {
-    return ((xz - grid.xy) / grid.z + 0.5) / grid.w;
+// A corner-sampled far-field texture's UV at world xz, `xz - origin` from the tile's corner
+// (texel t sits on the corner + t · spacing).
+fn grid_uv(grid: vec4<f32>, local: vec2<f32>) -> vec2<f32> {
+    return (local / grid.z + 0.5) / grid.w;
 }
 
 // Bevy's StandardMaterial fragment with the flat ambient replaced by the sky's hemisphere:
@@ -209,14 +212,19 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
         // A coarse tile: colour and normal per pixel from its own level's textures, blended
         // towards its parent level's by the morph factor, as its vertices are.
         textured = true;
-        let xz = in.world_position.xz;
+        // The tag: bits 0-3 the layer, 4-17 the tile's X index, 18-31 its Z index.
+        let tag = mesh_functions::get_tag(in.instance_index);
+        let layer = tag & 15u;
+        let corner = vec2<f32>(f32((tag >> 4u) & 0x3fffu), f32(tag >> 18u)) * lod.own_grid.x;
+        let local = in.world_position.xz - corner;
         let k = in.color.a;
-        var c = textureSampleLevel(own_colour, far_sampler, grid_uv(lod.own_grid, xz), 0.0).rgb;
-        var n = textureSampleLevel(own_normal, far_sampler, grid_uv(lod.own_grid, xz), 0.0).xyz;
+        let uv = grid_uv(lod.own_grid, local);
+        var c = textureSampleLevel(own_colour, far_sampler, uv, layer, 0.0).rgb;
+        var n = textureSampleLevel(own_normal, far_sampler, uv, layer, 0.0).xyz;
         if k > 0.0 {
-            let uv = grid_uv(lod.parent_grid, xz);
-            c = mix(c, textureSampleLevel(parent_colour, far_sampler, uv, 0.0).rgb, k);
-            n = mix(n, textureSampleLevel(parent_normal, far_sampler, uv, 0.0).xyz, k);
+            let puv = grid_uv(lod.parent_grid, local);
+            c = mix(c, textureSampleLevel(parent_colour, far_sampler, puv, layer, 0.0).rgb, k);
+            n = mix(n, textureSampleLevel(parent_normal, far_sampler, puv, layer, 0.0).xyz, k);
         }
         var nrm = normalize(n * 2.0 - 1.0);
         if !is_front {

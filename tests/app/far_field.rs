@@ -125,3 +125,106 @@ fn a_straight_road_stays_continuous_on_the_coarse_levels() {
         &gaps[..gaps.len().min(20)]
     );
 }
+
+/// The far-field pages (`isla::app::far_field`): the coarse tiles of a level share a page's
+/// material until its layers are taken (4, then 8), each tile's tag holds its own layer and its
+/// place on the level's grid, a despawned tile frees its layer for the next, an empty page goes
+/// once another page of its level has room (one is kept as a spare), and the slots of a replaced
+/// island free nothing in the new island's pages.
+#[test]
+fn coarse_tiles_share_a_page_and_free_their_layers() {
+    use bevy::prelude::*;
+    use isla::app::far_field::{FIRST_PAGE_LAYERS, FarFieldPages, LayerWrites, place};
+    use isla::app::terrain::{LodExt, LodMaterial, terrain_base};
+    use isla::mesh::far_field::TileTexture;
+
+    const LEVEL: u8 = 3;
+    let cols = 32i64 << LEVEL;
+    let textures = |tx: i64, tz: i64| {
+        let tex = |side: u32, spacing: i64| TileTexture {
+            origin: [tx * cols, tz * cols],
+            spacing,
+            side,
+            colour: vec![[9; 4]; (side * side) as usize],
+            normal: vec![[128; 4]; (side * side) as usize],
+        };
+        [tex(129, cols / 128), tex(65, cols / 64)]
+    };
+    let mut world = World::new();
+    world.insert_resource(FarFieldPages::default());
+    world.insert_resource(LayerWrites::default());
+    let mut images = Assets::<Image>::default();
+    let mut materials = Assets::<LodMaterial>::default();
+    let ext = LodExt::new(Vec4::ZERO, Vec4::ONE, ([0.5; 3], [0.2; 3]), 0.0, None);
+    let level = materials.add(LodMaterial { base: terrain_base(), extension: ext });
+    // Place tile (tx, tz): its entity, material and tag's layer; the tag's tile index checked.
+    let mut place_tile = |world: &mut World, tx: i64, tz: i64| {
+        world.resource_scope(|world, mut pages: Mut<FarFieldPages>| {
+            let mut writes = world.resource_mut::<LayerWrites>();
+            let (m, tag, slot) =
+                place(&mut pages, &mut writes, &level, LEVEL, textures(tx, tz), 4.0, &mut images, &mut materials)
+                    .expect("the level's material exists");
+            assert_eq!([(tag.0 >> 4) & 0x3fff, tag.0 >> 18], [tx as u32, tz as u32], "tile index in the tag");
+            let id = m.0.id();
+            let layer = tag.0 & 15;
+            (world.spawn((m, tag, slot)).id(), id, layer)
+        })
+    };
+    let pages_alive = |world: &World| world.resource::<FarFieldPages>().page_count();
+
+    let n = FIRST_PAGE_LAYERS as usize;
+    let first: Vec<_> = (0..n as i64).map(|i| place_tile(&mut world, i % 3, i / 3 + 20)).collect();
+    assert!(first.iter().all(|t| t.1 == first[0].1), "one page's tiles share one material");
+    let mut layers: Vec<u32> = first.iter().map(|t| t.2).collect();
+    layers.sort();
+    assert_eq!(layers, (0..FIRST_PAGE_LAYERS).collect::<Vec<_>>(), "each tile its own layer");
+    assert_eq!(world.resource::<LayerWrites>().len(), 4 * n, "four layers written a tile");
+    assert_eq!(pages_alive(&world), 1);
+
+    // The page is full: the next tile opens a second, twice as large.
+    let extra = place_tile(&mut world, 7, 7);
+    assert_ne!(extra.1, first[0].1);
+    assert_eq!(pages_alive(&world), 2);
+    let layer_bytes = 2 * 4 * (129 * 129 + 65 * 65) as u64;
+    let bytes = world.resource::<FarFieldPages>().bytes_per_level(7);
+    assert_eq!(bytes[LEVEL as usize], (n as u64 + 2 * n as u64) * layer_bytes);
+    assert_eq!(bytes.iter().sum::<u64>(), bytes[LEVEL as usize], "counted on the tiles' level");
+
+    // A freed layer goes to the next tile, in the fullest page with room.
+    world.despawn(first[1].0);
+    let again = place_tile(&mut world, 8, 8);
+    assert_eq!((again.1, again.2), (first[0].1, first[1].2), "the freed layer of the fuller page");
+
+    // The second page empties while the first is full: it stays, the level's only room.
+    world.despawn(extra.0);
+    assert_eq!(pages_alive(&world), 2);
+    // The first page has room again, the second holds one tile: when it empties, it goes.
+    let second = place_tile(&mut world, 9, 9);
+    assert_eq!(second.1, extra.1);
+    world.despawn(first[2].0);
+    world.despawn(second.0);
+    assert_eq!(pages_alive(&world), 1);
+
+    // A new island: the old island's tiles free nothing in its pages.
+    let old = world.remove_resource::<FarFieldPages>().unwrap();
+    world.insert_resource(FarFieldPages::after(Some(&old)));
+    let fresh = place_tile(&mut world, 1, 1);
+    let before = world.resource::<FarFieldPages>().bytes_per_level(7);
+    for t in &first[3..] {
+        world.despawn(t.0);
+    }
+    world.despawn(again.0);
+    assert_eq!(world.resource::<FarFieldPages>().bytes_per_level(7), before);
+    assert_eq!(pages_alive(&world), 1);
+    // Its first page fills with distinct layers (no old slot was handed back into it).
+    let more: Vec<_> = (1..n as i64).map(|i| place_tile(&mut world, i, 2)).collect();
+    let mut layers: Vec<u32> = more.iter().chain([&fresh]).map(|t| t.2).collect();
+    layers.sort();
+    assert_eq!(layers, (0..FIRST_PAGE_LAYERS).collect::<Vec<_>>(), "the new island's page, layer by layer");
+    assert!(more.iter().all(|t| t.1 == fresh.1));
+    for t in &more {
+        world.despawn(t.0);
+    }
+    world.despawn(fresh.0);
+    assert_eq!(pages_alive(&world), 1, "a level's last page stays as its spare");
+}
