@@ -566,6 +566,50 @@ fn direct_file_reading_agrees_with_reading_bytes() {
     unknown.extend_from_slice(&3u64.to_le_bytes());
     unknown.extend_from_slice(b"abc");
     assert_eq!(check("unknown.dat", &unknown).unwrap().warnings.len(), 1);
+    // The last header alone in the framing's window, ending exactly at the file's end: a long
+    // unknown section, then an empty one.
+    let mut tail = good.clone();
+    tail.extend_from_slice(b"ZZZY");
+    tail.extend_from_slice(&20_000u64.to_le_bytes());
+    tail.extend(std::iter::repeat_n(7u8, 20_000));
+    tail.extend_from_slice(b"ZZZX");
+    tail.extend_from_slice(&0u64.to_le_bytes());
+    assert_eq!(check("tail.dat", &tail).unwrap().warnings.len(), 2);
+    // A map size whose grids would run far past the file's end: refused by the grids' lengths,
+    // never read.
+    let mut larger = good.clone();
+    larger[1..5].copy_from_slice(&4000u32.to_le_bytes());
+    assert!(matches!(check("larger.dat", &larger).unwrap_err().kind, ErrorKind::WrongLength { .. }));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `list_file_sections` (what `isla diff` lists) walks a file's headers with positioned reads
+/// through a 16 KiB window; it must list what `list_sections` lists from the bytes, or refuse
+/// with the same error: a whole island, one with 3,000 small unknown sections after it (headers
+/// across many windows, one straddling each window's end), and the same cut inside a header.
+#[test]
+fn listing_a_files_sections_agrees_with_listing_its_bytes() {
+    let good = to_bytes(&sample(64)).unwrap();
+    let mut many = good.clone();
+    for i in 0..3000u32 {
+        many.extend_from_slice(&(0x5A00_0000 | i).to_le_bytes());
+        let payload = (i % 7) as u64;
+        many.extend_from_slice(&payload.to_le_bytes());
+        many.extend(std::iter::repeat_n(0xAB, payload as usize));
+    }
+    let cut = many[..many.len() - 5].to_vec();
+    let dir = std::env::temp_dir().join(format!("isla-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in [("good.dat", &good), ("many.dat", &many), ("cut.dat", &cut)] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (file, mem) = (list_file_sections(&path), list_sections(bytes));
+        assert_eq!(format!("{file:?}"), format!("{mem:?}"), "{name}: the file's listing and the bytes' disagree");
+        if name != "cut.dat" {
+            assert!(file.unwrap().len() >= 6, "{name}: a listing of the island's sections");
+        }
+    }
+    assert!(list_sections(&cut).is_err(), "a header cut short is refused");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
