@@ -498,6 +498,45 @@ pub(crate) mod lod {
     use std::collections::HashMap;
     use std::sync::{Arc, OnceLock};
 
+    /// The quadtree's addressing (SPEC §3), checked against areas rather than against its own
+    /// arithmetic: a node covers the square of chunks `chunk_rect`; it contains another exactly
+    /// when the other's square lies inside its own (no finer node contains a coarser one); two
+    /// nodes overlap exactly when their squares share a chunk; a node's four children tile its
+    /// square and have it as their parent. Every pair of nodes of levels 0–4 over 16 × 16 chunks.
+    #[test]
+    fn a_nodes_family_is_the_squares_it_covers() {
+        let nodes: Vec<NodeId> = (0..=4u8)
+            .flat_map(|l| {
+                let per = 16 >> l;
+                (0..per).flat_map(move |x| (0..per).map(move |z| NodeId::new(l, x, z)))
+            })
+            .collect();
+        let inside = |a: [i32; 4], b: [i32; 4]| b[0] >= a[0] && b[1] >= a[1] && b[2] <= a[2] && b[3] <= a[3];
+        let share = |a: [i32; 4], b: [i32; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+        for &a in &nodes {
+            let ra = a.chunk_rect();
+            let side = 1 << a.level;
+            assert_eq!(ra, [a.x * side, a.z * side, a.x * side + side, a.z * side + side], "{a:?}'s square");
+            for &b in &nodes {
+                let rb = b.chunk_rect();
+                assert_eq!(a.contains(b), inside(ra, rb), "{a:?} contains {b:?}");
+                assert_eq!(a.overlaps(b), share(ra, rb), "{a:?} overlaps {b:?}");
+            }
+            if a.level > 0 {
+                let kids = a.children();
+                let area: i32 = kids.iter().map(|k| (k.chunk_rect()[2] - k.chunk_rect()[0]).pow(2)).sum();
+                assert_eq!(area, side * side, "{a:?}'s children cover its area");
+                for (i, k) in kids.iter().enumerate() {
+                    assert_eq!((k.level, k.parent()), (a.level - 1, a), "{a:?}'s child {k:?}");
+                    assert!(inside(ra, k.chunk_rect()), "{k:?} inside {a:?}");
+                    for k2 in &kids[i + 1..] {
+                        assert!(!share(k.chunk_rect(), k2.chunk_rect()), "{k:?} and {k2:?} apart");
+                    }
+                }
+            }
+        }
+    }
+
     /// The default island and its tree, built once for this binary.
     pub(crate) fn default_world() -> &'static (WorldSource, LodTree) {
         static W: OnceLock<(WorldSource, LodTree)> = OnceLock::new();
