@@ -9,10 +9,12 @@ use super::server::{Lod, LodNode, NodeBuffers, NodeIndex, ServerSet, StaleNodes,
 use super::terrain::{
     ATTRIBUTE_LOD_MORPH, ATTRIBUTE_LOD_MORPH_COLOR, LodExt, LodMaterial, level_tint, morph_uniform, terrain_base,
 };
+use crate::mesh::far_field::TileTexture;
 use crate::mesh::lod::LodMesh;
 use crate::mesh::{TerrainMesh, WaterMesh};
 use crate::world::lod::LodRanges;
 use bevy::asset::RenderAssetUsages;
+use bevy::ecs::system::SystemParam;
 use bevy::light::NotShadowCaster;
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
@@ -187,35 +189,53 @@ fn to_mesh_with(
         .with_inserted_indices(Indices::U32(indices))
 }
 
+/// What putting a coarse tile's textures in its level's pages takes (`far_field::place`).
+#[derive(SystemParam)]
+struct TilePages<'w> {
+    mats: Res<'w, ChunkMaterials>,
+    world: Res<'w, IslandWorld>,
+    pages: ResMut<'w, FarFieldPages>,
+    writes: ResMut<'w, LayerWrites>,
+    images: ResMut<'w, Assets<Image>>,
+    materials: ResMut<'w, Assets<LodMaterial>>,
+}
+
+impl TilePages<'_> {
+    /// The material of `level` (the last level's beyond it).
+    fn level_material(&self, level: u8) -> &Handle<LodMaterial> {
+        &self.mats.levels[(level as usize).min(self.mats.levels.len() - 1)]
+    }
+
+    /// A coarse tile's material, tag and slot in its level's pages; `None` when the level's
+    /// material is gone (a reload under way).
+    fn place(&mut self, level: u8, textures: [TileTexture; 2]) -> Option<far_field::Placed> {
+        let material = self.level_material(level).clone();
+        let column_m = self.world.source.layout.column_m;
+        far_field::place(
+            &mut self.pages,
+            &mut self.writes,
+            &material,
+            level,
+            textures,
+            column_m,
+            &mut self.images,
+            &mut self.materials,
+        )
+    }
+}
+
 /// Put the textures baked after a first-view tile's mesh on its material (the tile drew its
 /// per-vertex colours until then).
 fn apply_pending_textures(
     mut commands: Commands,
     mut pending: Query<(Entity, &LodNode, &mut super::server::PendingTextures), With<Mesh3d>>,
-    mats: Res<ChunkMaterials>,
-    world: Res<IslandWorld>,
-    mut pages: ResMut<FarFieldPages>,
-    mut writes: ResMut<LayerWrites>,
-    mut images: ResMut<Assets<Image>>,
-    mut lod_materials: ResMut<Assets<LodMaterial>>,
+    mut tiles: TilePages,
 ) {
-    let column_m = world.source.layout.column_m;
     for (e, node, mut textures) in &mut pending {
-        let level = (node.id.level as usize).min(mats.levels.len() - 1);
         let t = std::mem::take(&mut *textures.0);
         let mut ec = commands.entity(e);
         ec.remove::<super::server::PendingTextures>();
-        let placed = far_field::place(
-            &mut pages,
-            &mut writes,
-            &mats.levels[level],
-            node.id.level,
-            t,
-            column_m,
-            &mut images,
-            &mut lod_materials,
-        );
-        if let Some(drawn) = placed {
+        if let Some(drawn) = tiles.place(node.id.level, t) {
             ec.insert(drawn);
         }
     }
@@ -257,16 +277,10 @@ fn casts_shadow(ranges: &LodRanges, level: u8) -> bool {
 fn upload_node_meshes(
     mut commands: Commands,
     mut fresh: Query<(Entity, &LodNode, &mut NodeBuffers), Added<NodeBuffers>>,
-    mats: Res<ChunkMaterials>,
     lod: Res<Lod>,
-    world: Res<IslandWorld>,
-    mut pages: ResMut<FarFieldPages>,
-    mut writes: ResMut<LayerWrites>,
     mut meshes: ResMut<Assets<Mesh>>,
-    mut images: ResMut<Assets<Image>>,
-    mut lod_materials: ResMut<Assets<LodMaterial>>,
+    mut tiles: TilePages,
 ) {
-    let column_m = world.source.layout.column_m;
     for (e, node, mut buffers) in &mut fresh {
         let LodMesh { terrain, morph, morph_colors, water, textures } = std::mem::take(&mut buffers.0);
         let mut bytes = NodeGpuBytes { terrain: (terrain.byte_size() + morph.len() * 32) as u64, water: 0 };
@@ -282,25 +296,12 @@ fn upload_node_meshes(
             if !paint.is_empty() {
                 mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, paint);
             }
-            let level = (node.id.level as usize).min(mats.levels.len() - 1);
             ec.insert(Mesh3d(meshes.add(mesh)));
             // A coarse tile draws with its textures' page (its level's material, with the
             // arrays) and its layer in its tag; the rest with its level's material.
-            let placed = textures.and_then(|t| {
-                far_field::place(
-                    &mut pages,
-                    &mut writes,
-                    &mats.levels[level],
-                    node.id.level,
-                    *t,
-                    column_m,
-                    &mut images,
-                    &mut lod_materials,
-                )
-            });
-            match placed {
+            match textures.and_then(|t| tiles.place(node.id.level, *t)) {
                 Some(drawn) => ec.insert(drawn),
-                None => ec.insert(MeshMaterial3d(mats.levels[level].clone())),
+                None => ec.insert(MeshMaterial3d(tiles.level_material(node.id.level).clone())),
             };
             if !casts_shadow(&lod.0.ranges, node.id.level) {
                 ec.insert(NotShadowCaster);
@@ -312,7 +313,7 @@ fn upload_node_meshes(
             ec.with_child((
                 ChunkWaterSheet,
                 Mesh3d(meshes.add(to_mesh(positions, normals, colors, indices))),
-                MeshMaterial3d(mats.water.clone()),
+                MeshMaterial3d(tiles.mats.water.clone()),
                 Transform::default(),
                 NotShadowCaster,
                 // A sheet's flat quads would hide the terrain's wireframe behind them.

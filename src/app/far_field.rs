@@ -232,6 +232,9 @@ fn grid_uniform(t: &TileTexture, tile_m: f32, column_m: f32) -> Vec4 {
     Vec4::new(tile_m, 0.0, t.spacing as f32 * column_m, t.side as f32)
 }
 
+/// What a placed tile is drawn with: its page's material, its tag, its slot.
+pub type Placed = (MeshMaterial3d<LodMaterial>, MeshTag, FarFieldSlot);
+
 /// Put a coarse tile's textures in a page of its level: the material to draw it with, its tag
 /// and its slot. `None` when the level's material is gone (a reload under way).
 #[allow(clippy::too_many_arguments)]
@@ -244,7 +247,7 @@ pub fn place(
     column_m: f32,
     images: &mut Assets<Image>,
     materials: &mut Assets<LodMaterial>,
-) -> Option<(MeshMaterial3d<LodMaterial>, MeshTag, FarFieldSlot)> {
+) -> Option<Placed> {
     let tile_cols = (crate::world::CHUNK_COLUMNS as i64) << level;
     assert!(
         own.origin[0] % tile_cols == 0 && own.origin[1] % tile_cols == 0 && own.origin == parent.origin,
