@@ -417,10 +417,6 @@ fn a_dry_blueprint_says_nothing_is_wet() {
     assert!(log.contains("water: nothing is wet (the blueprint has no WBID section)"), "{log}");
 }
 
-fn shot(blueprint: &str, preset: &str, extra: &[&str], name: &str) -> image::RgbImage {
-    render_shot(blueprint, (160, 90), &[&["--preset", preset][..], extra].concat(), name)
-}
-
 fn mean_abs_diff(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
     a.pixels()
         .zip(b.pixels())
@@ -429,55 +425,84 @@ fn mean_abs_diff(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
         / (a.len() as f64)
 }
 
-/// Each overlay toggle, rendered on and off, makes the difference it should (SPEC §7).
+/// The small island's overview at 160 × 90 as each of `views` (`NAME`, then TOML keys that
+/// refine the preset: `off`, `on`, `shading`, the sun), rendered by one `isla suite` process (the
+/// island loads once), blessed into a scratch folder: the pictures by name.
+fn overview_variants(suite: &str, views: &[(&str, &str)]) -> std::collections::HashMap<String, image::RgbImage> {
+    let dir = out_dir().join(suite);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut toml = format!(
+        "blueprint = \"{}\"\nreferences = \"refs\"\nwidth = 160\nheight = 90\n",
+        repo("blueprints/small.dat").display()
+    );
+    for (name, keys) in views {
+        toml += &format!("\n[[view]]\nname = \"{name}\"\npreset = \"overview\"\n{keys}\n");
+    }
+    std::fs::write(dir.join("suite.toml"), toml).unwrap();
+    let run = isla()
+        .arg("suite")
+        .arg(dir.join("suite.toml"))
+        .args(["--bless", "--out"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "isla suite {suite}: {}", String::from_utf8_lossy(&run.stderr));
+    let read = |n: &str| image::open(dir.join("out").join(format!("{n}.png"))).unwrap().to_rgb8();
+    views.iter().map(|(n, _)| (n.to_string(), read(n))).collect()
+}
+
+/// Each overlay toggle, rendered on and off, makes the difference it should (SPEC §7); and with
+/// a low sun from the west-north-west, facing the overview camera, the island casts its long
+/// shadow towards it across the sea: with shadows off that water and the lee slopes are lit.
 #[test]
 fn each_visual_toggle_changes_the_frame_as_it_should() {
-    let d = "blueprints/small.dat";
-    let base = shot(d, "overview", &[], "toggle-base.png");
+    let low_sun = "sun_elevation = 10\nsun_azimuth = 300";
+    let shots = overview_variants(
+        "toggles",
+        &[
+            ("base", ""),
+            ("borders-no-water", "on = [\"chunk-borders\"]\noff = [\"water\"]"),
+            ("no-sky-no-fog", "off = [\"sky\", \"fog\"]"),
+            ("normals", "shading = \"normals\""),
+            ("materials", "shading = \"materials\""),
+            ("wireframe", "on = [\"wireframe\"]"),
+            ("shadows-on", low_sun),
+            ("shadows-off", &format!("{low_sun}\noff = [\"shadows\"]")),
+        ],
+    );
+    let base = &shots["base"];
 
     // Chunk borders and water off, in one frame (yellow lines; the seabed is sand, not yellow):
     // gizmo lines appear where there were none, and the seabed shows where the sheet was — the
     // sea turns from blue to sand.
-    let dry = shot(d, "overview", &["--chunk-borders", "--no-water"], "toggle-borders-no-water.png");
+    let dry = &shots["borders-no-water"];
     let yellow = |img: &image::RgbImage| img.pixels().filter(|p| p[0] > 180 && p[1] > 160 && p[2] < 90).count();
-    assert!(yellow(&dry) > 200 && yellow(&base) < 20, "borders {} vs base {}", yellow(&dry), yellow(&base));
+    assert!(yellow(dry) > 200 && yellow(base) < 20, "borders {} vs base {}", yellow(dry), yellow(base));
     let blue = |img: &image::RgbImage| img.pixels().filter(|p| p[2] as i32 > p[0] as i32 + 40).count();
-    assert!(blue(&base) > 4 * blue(&dry) + 100, "water on {} blue px, off {}", blue(&base), blue(&dry));
+    assert!(blue(base) > 4 * blue(dry) + 100, "water on {} blue px, off {}", blue(base), blue(dry));
 
     // Sky and fog off, in one frame: the top rows become the flat clear colour (no gradient
     // across them; fog never touches the clear colour), and the far sea near the horizon keeps
     // its deep colour instead of fading to haze.
-    let clear = shot(d, "overview", &["--no-sky", "--no-fog"], "toggle-no-sky-no-fog.png");
+    let clear = &shots["no-sky-no-fog"];
     let row_spread = |img: &image::RgbImage, y: u32| {
         let l: Vec<f32> = (0..img.width()).map(|x| luma(img.get_pixel(x, y))).collect();
         l.iter().cloned().fold(f32::MIN, f32::max) - l.iter().cloned().fold(f32::MAX, f32::min)
     };
     assert!(luma(clear.get_pixel(80, 0)) > luma(base.get_pixel(80, 0)) + 10.0, "clear colour is the pale horizon");
-    assert!(row_spread(&clear, 0) < 2.0);
+    assert!(row_spread(clear, 0) < 2.0);
     let haze_row = (0..90).rev().find(|&y| luma(base.get_pixel(5, y)) > 150.0).unwrap_or(20) + 2;
     assert!(luma(clear.get_pixel(5, haze_row)) < luma(base.get_pixel(5, haze_row)) - 10.0, "fog row {haze_row}");
 
     // Shading modes recolour the terrain; wireframe draws lines over it.
-    for (flag, name) in [
-        (&["--shading", "normals"][..], "normals"),
-        (&["--shading", "materials"][..], "materials"),
-        (&["--wireframe"][..], "wireframe"),
-    ] {
-        let img = shot(d, "overview", flag, &format!("toggle-{name}.png"));
-        assert!(mean_abs_diff(&img, &base) > 1.0, "{name} makes no visible difference");
+    for name in ["normals", "materials", "wireframe"] {
+        assert!(mean_abs_diff(&shots[name], base) > 1.0, "{name} makes no visible difference");
     }
-}
 
-#[test]
-fn shadows_toggle_brightens_the_shadowed_side() {
-    // A low sun from the west-north-west, facing the overview camera, casts the island's long
-    // shadow towards it across the sea; with shadows off that water and the lee slopes are lit.
-    let d = "blueprints/small.dat";
-    let on = shot(d, "overview", &["--sun-elevation", "10", "--sun-azimuth", "300"], "shadows-on.png");
-    let off =
-        shot(d, "overview", &["--sun-elevation", "10", "--sun-azimuth", "300", "--no-shadows"], "shadows-off.png");
+    // Shadows off brightens the shadowed side, and only that.
     let (mut brighter, mut darker) = (0, 0);
-    for (p, q) in on.pixels().zip(off.pixels()) {
+    for (p, q) in shots["shadows-on"].pixels().zip(shots["shadows-off"].pixels()) {
         let (a, b) = (luma(p), luma(q));
         if b > a + 8.0 {
             brighter += 1;
