@@ -52,10 +52,6 @@ impl TileTexture {
     pub fn is_empty(&self) -> bool {
         self.side == 0
     }
-    /// Bytes on the GPU (two RGBA8 textures).
-    pub fn byte_size(&self) -> usize {
-        (self.colour.len() + self.normal.len()) * 4
-    }
     /// Bilinear sample at column coordinates `(x, z)` (clamped to the grid), as the GPU filters
     /// it: linear colour (alpha 1) and the normal before normalisation.
     pub fn sample(&self, x: f64, z: f64) -> ([f32; 4], [f32; 3]) {
