@@ -392,8 +392,9 @@ impl LodTree {
     }
 }
 
-/// Distance from point `p` to triangle `(a, b, c)` (all in metres).
-fn point_triangle_distance(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
+/// Distance from point `p` to triangle `(a, b, c)` (all in metres): what [`column_errors_m`]
+/// measures a column's error with.
+pub fn point_triangle_distance(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
     let sub = |u: [f32; 3], v: [f32; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
     let dot = |u: [f32; 3], v: [f32; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
     let at = |u: [f32; 3], v: [f32; 3], t: f32| [u[0] + v[0] * t, u[1] + v[1] * t, u[2] + v[2] * t];
