@@ -1732,6 +1732,64 @@ fn a_town_square_is_flat_and_blends_back_over_its_shoulder() {
     assert!(inside == 17 * 17 && shoulder > 300 && beyond > 0, "{inside} inside, {shoulder} on the shoulder");
 }
 
+/// SPEC §4 "Roads", cross-section: a straight road across a tilted plane stands flat at its
+/// roadbed over its width, and beyond it blends back to the terrain by a smoothstep over the
+/// tier's shoulder (10 m, 7 m), widened to 1.5 × the fill or cut at the road's edge where that
+/// is wider (up to 48 m); past the shoulder the terrain is untouched.
+#[test]
+fn a_roads_cross_section_is_flat_over_its_width_and_blends_back_over_its_shoulder() {
+    let n = N as usize;
+    let mpp = 2.0f32;
+    // (tier, width, shoulder, the plane's rise a column along X in raw units).
+    for (tier, width_m, spec_shoulder_m, rise_raw) in [
+        (RoadTier::Road, 6.0f32, 7.0f32, 0.002f32),
+        (RoadTier::Highway, 10.0, 10.0, 0.002),
+        (RoadTier::Road, 6.0, 7.0, 0.02),
+    ] {
+        let heights: Vec<f32> = (0..n * n).map(|i| 0.3 + rise_raw * (i / n) as f32).collect();
+        let mut bp = IslandBuilder::new(N, heights).metres_per_raw(MPR).metres_per_pixel(mpp).build();
+        // Along Y at x = 32.5 (a column's centre): the terrain is level along the road, so the
+        // roadbed is the terrain under the centreline all along.
+        let points: Vec<[f32; 2]> = (2..=62).map(|y| [32.5, y as f32 + 0.5]).collect();
+        bp.roads = Some(RoadNetwork { roads: vec![Road { tier, from_town: 0, to_town: 1, points, bridges: vec![] }] });
+        let src = WorldSource::new(Arc::new(bp));
+        let half_m = width_m / 2.0;
+        let slope = rise_raw * MPR / mpp; // rise over run across the road
+        let bed = src.surface_y_m(32, 32);
+        let edge_fill_m = slope * half_m;
+        let shoulder_m = (1.5 * edge_fill_m).clamp(spec_shoulder_m, 48.0);
+        let what = format!("{tier:?} across a {:.0} % slope", slope * 100.0);
+        let (mut on_road, mut on_shoulder, mut beyond) = (0, 0, 0);
+        for y in 16..48i64 {
+            for x in 0..N as i64 {
+                let d_m = (x as f32 + 0.5 - 32.5).abs() * mpp;
+                let (got, terrain) = (src.surface_y_m(x, y), terrain_y_m(&src.blueprint, x, y));
+                if d_m <= half_m {
+                    on_road += 1;
+                    assert_eq!(got, bed, "{what}: ({x}, {y}) {d_m} m from the centreline is on the roadbed");
+                } else if d_m < half_m + shoulder_m {
+                    on_shoulder += 1;
+                    let f = (d_m - half_m) / shoulder_m;
+                    let want = bed + (terrain - bed) * f * f * (3.0 - 2.0 * f);
+                    assert!(
+                        (got - want).abs() < 2e-3,
+                        "{what}: ({x}, {y}) {d_m} m from the centreline: {got} m, the shoulder's blend says {want} m \
+                         (terrain {terrain} m, roadbed {bed} m, shoulder {shoulder_m} m)"
+                    );
+                } else {
+                    beyond += 1;
+                    assert_eq!(got, terrain, "{what}: ({x}, {y}) {d_m} m from the centreline, past the shoulder");
+                }
+            }
+        }
+        let expect_shoulder = 2 * ((half_m + shoulder_m) / mpp).floor() as usize - 2 * (half_m / mpp).floor() as usize;
+        assert!(
+            on_road > 0 && on_shoulder >= 32 * expect_shoulder.saturating_sub(2) && beyond > 0,
+            "{what}: {on_road} roadbed, {on_shoulder} shoulder, {beyond} untouched columns"
+        );
+    }
+}
+
 /// SPEC §4 "Bridges": the default island's bridges have decks, standing over the river water
 /// they span.
 #[test]
