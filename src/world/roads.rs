@@ -410,7 +410,6 @@ impl RoadCarve {
         let (chunk, per_side) = (CHUNK_COLUMNS as usize, self.chunks_per_side);
         let n = bp.map_size as i64;
         let c = chunk as i64;
-        let wet = |x: i64, y: i64| bp.water.as_ref().is_some_and(|w| w.body_ids[(x * n + y) as usize] != 0);
         (0..per_side * per_side)
             .map(|k| {
                 let (cx, cy) = ((k / per_side) as i64, (k % per_side) as i64);
@@ -421,23 +420,46 @@ impl RoadCarve {
                 for dx in 0..c {
                     for dy in 0..c {
                         let (x, y) = (cx * c + dx, cy * c + dy);
-                        if x < n && y < n && !wet(x, y) {
-                            let mut cell = self.carve_column(bp, x, y, super::column::terrain_y_m(bp, x, y));
-                            // A carved column never ends below the water beside it (a shoulder
-                            // blending into terrain that lies under a river's level next to it).
-                            if let Some(surface) = cell.as_mut().and_then(|c| c.surface_m.as_mut()) {
-                                let beside = water_beside_m(bp, [x as f32, y as f32], 1);
-                                if *surface < beside + SHORE_ABOVE_WATER_M {
-                                    *surface = beside + SHORE_ABOVE_WATER_M;
-                                }
-                            }
-                            cells[(dx * c + dy) as usize] = cell;
+                        if x < n && y < n {
+                            cells[(dx * c + dy) as usize] = self.carve_cell(bp, x, y, &self.cull[k]);
                         }
                     }
                 }
                 Some(cells.into_boxed_slice())
             })
             .collect()
+    }
+
+    /// The carve of column `(px, py)` inside the map, from the road segments `segments` (the
+    /// chunk's culled list at load): `None` on a wet column; a carved column never ends below the
+    /// water beside it (a shoulder blending into terrain that lies under a river's level next to
+    /// it).
+    fn carve_cell(&self, bp: &Blueprint, x: i64, y: i64, segments: &[(u32, u32)]) -> Option<Carve> {
+        let n = bp.map_size as i64;
+        if bp.water.as_ref().is_some_and(|w| w.body_ids[(x * n + y) as usize] != 0) {
+            return None;
+        }
+        let mut cell = self.carve_column(bp, x, y, super::column::terrain_y_m(bp, x, y), segments);
+        if let Some(surface) = cell.as_mut().and_then(|c| c.surface_m.as_mut()) {
+            let beside = water_beside_m(bp, [x as f32, y as f32], 1);
+            if *surface < beside + SHORE_ABOVE_WATER_M {
+                *surface = beside + SHORE_ABOVE_WATER_M;
+            }
+        }
+        cell
+    }
+
+    /// The carve of column `(px, py)` (inside the map) worked out from every segment of every
+    /// road, with neither the chunk culling nor the tiles kept at load: slow (every column looks
+    /// at every segment), the reference that [`RoadCarve::at`] must equal everywhere.
+    pub fn at_uncached(&self, bp: &Blueprint, px: i64, py: i64) -> Option<Carve> {
+        if self.is_empty() {
+            return None;
+        }
+        let all: Vec<(u32, u32)> = (self.roads.iter().enumerate())
+            .flat_map(|(ri, r)| (0..r.points.len().saturating_sub(1)).map(move |si| (ri as u32, si as u32)))
+            .collect();
+        self.carve_cell(bp, px, py, &all)
     }
 
     /// The carve of column `(px, py)` inside the map (never a wet one), as worked out at load.
@@ -487,17 +509,15 @@ impl RoadCarve {
         (road_width_m(tier) / 2.0).max(0.75 * self.mpp)
     }
 
-    /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, or `None`
-    /// where neither a road, a square nor their paint field reaches it: a town's square (flat
-    /// inside, blending out over its shoulder), else the road nearest it; and the paint field.
-    fn carve_column(&self, bp: &Blueprint, px: i64, py: i64, terrain_m: f32) -> Option<Carve> {
+    /// The carve of column `(px, py)` (inside the map) whose terrain is `terrain_m`, from the
+    /// road segments `segments`, or `None` where neither a road, a square nor their paint field
+    /// reaches it: a town's square (flat inside, blending out over its shoulder), else the road
+    /// nearest it; and the paint field.
+    fn carve_column(&self, bp: &Blueprint, px: i64, py: i64, terrain_m: f32, segments: &[(u32, u32)]) -> Option<Carve> {
         let q = [px as f32 + 0.5, py as f32 + 0.5];
-        // Every segment in the chunk's list where it is nearest the column, computed once for
-        // both the carve and the paint.
-        let feet: Vec<Foot> = match self.chunk_of(px, py) {
-            Some(k) => self.cull[k].iter().map(|&(ri, si)| self.foot(ri, si, q)).collect(),
-            _ => Vec::new(),
-        };
+        // Every segment in the list where it is nearest the column, computed once for both the
+        // carve and the paint.
+        let feet: Vec<Foot> = segments.iter().map(|&(ri, si)| self.foot(ri, si, q)).collect();
         let (paint_m, paint_tier) = self.paint_of(&feet, q);
         let paint_cm = to_cm(paint_m);
         let square = self.squares.iter().map(|s| (s.outside_px(q) * self.mpp, s)).min_by(|a, b| a.0.total_cmp(&b.0));

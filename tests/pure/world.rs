@@ -1790,6 +1790,106 @@ fn a_roads_cross_section_is_flat_over_its_width_and_blends_back_over_its_shoulde
     }
 }
 
+/// Every column of `src` where the road carve kept at load differs from the one worked out from
+/// every segment, with how many columns are carved.
+fn culled_carve_differs(
+    src: &WorldSource,
+) -> (usize, Vec<(i64, i64, Option<isla::world::roads::Carve>, Option<isla::world::roads::Carve>)>) {
+    let m = src.blueprint.map_size as i64;
+    let (mut carved, mut differ) = (0, Vec::new());
+    for x in 0..m {
+        for y in 0..m {
+            let (kept, every) = (src.roads.at(x, y), src.roads.at_uncached(&src.blueprint, x, y));
+            carved += every.is_some_and(|c| c.surface_m.is_some()) as usize;
+            if kept != every {
+                differ.push((x, y, kept, every));
+            }
+        }
+    }
+    (carved, differ)
+}
+
+/// SPEC §3 "Roads", culling: the carve kept at load (each column looks only at the segments its
+/// chunk's list holds, grown by the widest reach) equals the carve worked out from every segment
+/// of every road, on every column of two islands. On steep hills: roads along a chunk border,
+/// across chunk corners on a diagonal, round a curve and down the map's edge, and a lake beside
+/// one. Round a pit: a highway on each rim, 1.8 px from a 50 m cliff, so its shoulder takes its
+/// 48 m cap and reaches 26.3 px over a chunk border; and a town square whose shoulder reaches
+/// chunks no road does. (cargo-mutants: a culling narrowed by its margin, its rounding or its
+/// clamp, or a square's reach, was read by no test; widening them changes only the work.)
+#[test]
+fn the_culled_road_carve_equals_the_carve_from_every_segment() {
+    let line = |a: [f32; 2], b: [f32; 2], k: usize| -> Vec<[f32; 2]> {
+        (0..=k).map(|i| i as f32 / k as f32).map(|t| [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]).collect()
+    };
+    let road = |tier, points| Road { tier, from_town: 0, to_town: 1, points, bridges: vec![] };
+
+    // Hills of ±30 m over 60–80 m: fills and cuts at a road's edge of tens of metres.
+    let n = 160usize;
+    let heights: Vec<f32> = (0..n * n)
+        .map(|i| {
+            let (x, y) = ((i / n) as f32, (i % n) as f32);
+            0.35 + 0.12 * (x / 9.0).sin() * (y / 13.0).cos() + 0.05 * ((x + 2.0 * y) / 5.0).sin()
+        })
+        .collect();
+    let mut hills = IslandBuilder::new(n as u32, heights).metres_per_raw(MPR).metres_per_pixel(2.0).build();
+    let lake = |i: usize| (60..70).contains(&(i / n)) && (112..122).contains(&(i % n));
+    let level = water_level::encode(0.42);
+    let lake_body = WaterBody { id: 2, kind: WaterType::Lake, salinity: Salinity::Fresh, ..ocean_body(0.42) };
+    hills = with_water(hills, |i, _| if lake(i) { (2, level) } else { (0, 0) }, vec![ocean_body(SEA), lake_body]);
+    let arc: Vec<[f32; 2]> = (0..=140)
+        .map(|i| 0.3 + 2.6 * i as f32 / 140.0)
+        .map(|a| [80.0 + 45.0 * a.cos(), 80.0 + 45.0 * a.sin()])
+        .collect();
+    hills.roads = Some(RoadNetwork {
+        roads: vec![
+            road(RoadTier::Road, line([3.2, 5.1], [150.7, 140.3], 200)),
+            road(RoadTier::Highway, line([0.5, 31.7], [159.5, 31.7], 160)),
+            road(RoadTier::Road, arc),
+            road(RoadTier::Road, line([157.3, 2.2], [158.9, 40.6], 40)),
+        ],
+    });
+
+    // A plateau at 125 m round a pit at 75 m over columns 8–87; a City's square at (113.5, 113.5)
+    // reaches columns 96–130 and the chunks past 128 only by its shoulder.
+    let n = 136usize;
+    let pit = |v: usize| (8..88).contains(&v);
+    let heights: Vec<f32> = (0..n * n).map(|i| if pit(i / n) && pit(i % n) { 0.3 } else { 0.5 }).collect();
+    let town = Town { x: 113.5, y: 113.5, tier: TownTier::City, is_highway_node: true };
+    let mut rims =
+        IslandBuilder::new(n as u32, heights).metres_per_raw(MPR).metres_per_pixel(2.0).towns(vec![town]).build();
+    rims.roads = Some(RoadNetwork {
+        roads: vec![
+            road(RoadTier::Highway, line([14.0, 6.2], [80.0, 6.2], 66)),
+            road(RoadTier::Highway, line([14.0, 89.8], [80.0, 89.8], 66)),
+            road(RoadTier::Highway, line([6.2, 14.0], [6.2, 80.0], 66)),
+            road(RoadTier::Highway, line([89.8, 14.0], [89.8, 80.0], 66)),
+        ],
+    });
+
+    for (name, bp) in [("hills", hills), ("rims", rims)] {
+        let src = WorldSource::new(Arc::new(bp));
+        let (carved, differ) = culled_carve_differs(&src);
+        eprintln!("{name}: {carved} carved columns, {} differ", differ.len());
+        assert!(
+            differ.is_empty(),
+            "{name}: the kept carve differs from every segment's at {} columns (column, kept, every): {:?}",
+            differ.len(),
+            &differ[..differ.len().min(4)]
+        );
+        assert!(carved > 4000, "{name}: only {carved} columns carved");
+        if name == "rims" {
+            // The far edge of each rim highway's 48 m shoulder (26.3 px out, no other road's
+            // shoulder near), across the chunk borders at 32 and 64, and the square's shoulder
+            // past the chunk border at 128.
+            for (x, y) in [(40, 32), (32, 40), (40, 63), (63, 40), (129, 129), (129, 110), (110, 129)] {
+                let carve = src.roads.at(x, y);
+                assert!(carve.is_some_and(|c| c.surface_m.is_some()), "{name}: ({x}, {y}) is not carved ({carve:?})");
+            }
+        }
+    }
+}
+
 /// SPEC §4 "Bridges": the default island's bridges have decks, standing over the river water
 /// they span.
 #[test]
