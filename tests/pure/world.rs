@@ -2030,6 +2030,9 @@ fn the_culled_road_carve_equals_the_carve_from_every_segment() {
             road(RoadTier::Road, line([157.3, 2.2], [158.9, 40.6], 40)),
             // Two long segments: a blueprint need not give a point per pixel.
             road(RoadTier::Road, vec![[20.3, 150.2], [90.6, 100.4], [140.1, 150.9]]),
+            // At 100 m a pixel its paint field reaches column 95 (2.7 px off), over a chunk
+            // border from its line.
+            road(RoadTier::Road, line([98.2, 2.5], [98.2, 20.5], 18)),
         ],
     });
     // The same at 0.5 m a pixel, where the widest shoulder reaches 106 columns, and at 100 m,
