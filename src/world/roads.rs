@@ -430,7 +430,7 @@ impl RoadCarve {
             .collect()
     }
 
-    /// The carve of column `(px, py)` inside the map, from the road segments `segments` (the
+    /// The carve of column `(x, y)` inside the map, from the road segments `segments` (the
     /// chunk's culled list at load): `None` on a wet column; a carved column never ends below the
     /// water beside it (a shoulder blending into terrain that lies under a river's level next to
     /// it).

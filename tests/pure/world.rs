@@ -1845,8 +1845,8 @@ fn a_roads_shoulder_is_as_wide_as_its_own_sides_fill_needs() {
 /// 0.5 m over a lake whose nearest pixel lies the road's half-width and 1.5 columns from its
 /// points (3 px at 2 m a pixel; a lake 4 px off does not count) and 1.5 m over a river at a
 /// bridge's points, abutments among them; the river's gorge under the span does not pull it
-/// down. Every point is checked against that rule, worked out here the long way (the maximum
-/// over every pair of points). And no carved column ends less than 5 cm over the water in its 8
+/// down. Every point is checked against that rule, worked out here the long way (the ground's
+/// own roadbed and each lift over every pair of points). And no carved column ends less than 5 cm over the water in its 8
 /// neighbours. (cargo-mutants: `carve_road`'s reach, its clearance and its unfixed span, and the
 /// 5 cm, were read by no test.)
 #[test]
@@ -1933,7 +1933,18 @@ fn a_roadbed_is_raised_within_its_grade_over_the_sea_the_water_beside_it_and_its
     let h: Vec<f32> = (0..m).map(|i| terrain_y_m(&src.blueprint, i as i64 + 2, 32)).collect();
     let s: Vec<f32> = (0..m).map(|i| i as f32 * mpp).collect();
     let fixed: Vec<bool> = (0..m).map(|i| !(on_bridge(i) && (50..=53).contains(&(i + 2)))).collect();
-    let own = isla::world::roads::roadbed(&h, &s, &fixed, grade);
+    // SPEC: the mean of the lowest grade-limited profile above the ground and the highest below
+    // it, over the points that count (each worked out the long way, over every pair).
+    let own: Vec<f32> = (0..m)
+        .map(|i| {
+            let (mut below, mut above) = (f32::INFINITY, f32::NEG_INFINITY);
+            for j in (0..m).filter(|&j| fixed[j]) {
+                below = below.min(h[j] + grade * (s[i] - s[j]).abs());
+                above = above.max(h[j] - grade * (s[i] - s[j]).abs());
+            }
+            0.5 * (below + above)
+        })
+        .collect();
     for i in 0..m {
         let lift = (0..m).map(|j| clear[j] - grade * (s[i] - s[j]).abs()).fold(f32::NEG_INFINITY, f32::max);
         let want = own[i].max(lift);
