@@ -1732,6 +1732,37 @@ fn a_town_square_is_flat_and_blends_back_over_its_shoulder() {
     assert!(inside == 17 * 17 && shoulder > 300 && beyond > 0, "{inside} inside, {shoulder} on the shoulder");
 }
 
+/// SPEC §3: a road point's or a town's ground is the bilinear height at its position, with
+/// the map's edge columns held beyond the edge. A town within half a column of the far edge
+/// (X, Y or both) stands at the edge column's height, interpolated only along the other axis;
+/// one at the near corner at column (0, 0). (cargo-mutants: the Y clamp at `n - 1` was read by no
+/// test; unclamped, the read past the last row wraps into the next column's first row, or past
+/// the grid at the far corner.)
+#[test]
+fn a_town_at_the_maps_far_edge_stands_on_the_edge_columns() {
+    let n = 64u32;
+    // A plane rising along both axes, so every wrapped or misplaced read gives another height.
+    let heights: Vec<f32> = (0..(n * n) as usize)
+        .map(|i| 0.1 + 0.003 * (i / n as usize) as f32 + 0.005 * (i % n as usize) as f32)
+        .collect();
+    let town = |x: f32, y: f32| Town { x, y, tier: TownTier::Village, is_highway_node: false };
+    let (last, e) = (n as i64 - 1, n as f32 - 0.2);
+    let towns = vec![town(20.5, e), town(20.9, e), town(e, 20.5), town(e, e), town(0.2, 0.2)];
+    let bp = IslandBuilder::new(n, heights).metres_per_raw(MPR).metres_per_pixel(2.0).towns(towns).build();
+    let h = |x: i64, y: i64| terrain_y_m(&bp, x, y);
+    let want = [h(20, last), h(20, last) + (h(21, last) - h(20, last)) * 0.4, h(last, 20), h(last, last), h(0, 0)];
+    let squares = isla::world::roads::town_squares(&bp, &mut []);
+    assert_eq!(squares.len(), want.len());
+    for (sq, want) in squares.iter().zip(want) {
+        assert!(
+            (sq.height_m - want).abs() < 1e-3,
+            "the square at {:?} stands at {} m, the edge column says {want} m",
+            sq.centre,
+            sq.height_m
+        );
+    }
+}
+
 /// SPEC §4 "Roads", cross-section: a straight road across a tilted plane stands flat at its
 /// roadbed over its width, and beyond it blends back to the terrain by a smoothstep over the
 /// tier's shoulder (10 m, 7 m), widened to 1.5 × the fill or cut at the road's edge where that
