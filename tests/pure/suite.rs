@@ -339,6 +339,109 @@ fn the_metric_passes_the_same_frame_and_refuses_a_colour_change() {
     assert!(compare(&a, &image::RgbImage::new(10, 10), &tol).is_err(), "sizes differ");
 }
 
+/// SPEC §8 "The metric" converts sRGB to CIELAB under D65 by the published formulas (IEC
+/// 61966-2-1's transfer curve, CIE 15's L*a*b* with its linear segment below (6/29)³). The
+/// primaries and white are checked against their published CIELAB values (cited: the sRGB
+/// primaries' L*a*b* as tabled for D65, to 0.05 for the four-digit matrix); the near-black
+/// colours, on the linear segments of both curves, against the formulas worked by hand
+/// (computed: L* = 903.3 Y for Y ≤ 0.008856, with Y = (c / 255) / 12.92). (cargo-mutants: no
+/// test read a CIELAB value.)
+#[test]
+fn cielab_matches_the_published_values_of_the_srgb_primaries_and_the_linear_segments() {
+    use isla::compare::lab;
+    let cases: [([u8; 3], [f64; 3]); 7] = [
+        ([255, 255, 255], [100.0, 0.0, 0.0]),
+        ([0, 0, 0], [0.0, 0.0, 0.0]),
+        ([255, 0, 0], [53.24, 80.09, 67.20]),
+        ([0, 255, 0], [87.73, -86.18, 83.18]),
+        ([0, 0, 255], [32.30, 79.19, -107.86]),
+        // (1/255)/12.92 = 3.035e-4 = Y (a grey: X/Xn = Y = Z/Zn), L* = 903.3 · Y.
+        ([1, 1, 1], [0.2742, 0.0, 0.0]),
+        // X/Xn, Y and Z/Zn all on the linear segment: a* = 500 · (24389/27)/116 · (X/Xn − Y).
+        ([10, 0, 0], [0.5829, 2.6152, 0.9212]),
+    ];
+    for (rgb, want) in cases {
+        let got = lab(&image::Rgb(rgb));
+        let tol = if rgb.iter().all(|&c| c == 0 || c == 255) { 0.05 } else { 0.002 };
+        for k in 0..3 {
+            assert!((got[k] - want[k]).abs() < tol, "{rgb:?}: L*a*b* {got:?}, published {want:?}");
+        }
+    }
+}
+
+/// The colour metric's figures from ΔE (CIE76, the Euclidean distance in L*a*b*): the share of
+/// pixels strictly over the threshold, the mean and the maximum; a figure exactly at its
+/// tolerance passes, one beyond it fails and is named.
+#[test]
+fn the_colour_metric_counts_pixels_strictly_over_the_threshold_and_passes_figures_at_their_limits() {
+    use isla::compare::{delta_e, lab};
+    let black = image::RgbImage::new(10, 1);
+    let mut b = black.clone();
+    for x in 0..3 {
+        b.put_pixel(x, 0, image::Rgb([255, 0, 0]));
+    }
+    for x in 3..5 {
+        b.put_pixel(x, 0, image::Rgb([1, 1, 1]));
+    }
+    let de = delta_e(&black, &b);
+    let red = lab(&image::Rgb([255, 0, 0]));
+    let red_de = (red[0] * red[0] + red[1] * red[1] + red[2] * red[2]).sqrt();
+    assert!((red_de - 117.34).abs() < 0.05, "ΔE of red against black: {red_de}");
+    assert!((de[0] as f64 - red_de).abs() < 1e-3 && (de[3] - 0.2742).abs() < 2e-3, "{de:?}");
+    assert_eq!(&de[5..], &[0.0; 5]);
+    // Between two colours, neither black: red against green, from their published L*a*b*.
+    let one = |rgb| image::RgbImage::from_pixel(1, 1, image::Rgb(rgb));
+    let want = ((87.73f64 - 53.24).powi(2) + (-86.18f64 - 80.09).powi(2) + (83.18f64 - 67.20).powi(2)).sqrt();
+    let got = delta_e(&one([255, 0, 0]), &one([0, 255, 0]))[0] as f64;
+    assert!((got - want).abs() < 0.1, "ΔE red to green {got}, published {want}");
+    // The threshold exactly at red's ΔE: red is not over it, so nothing changed.
+    let at = Tolerance { delta_e: de[0] as f64, ..Tolerance::default() };
+    let (m, _) = compare(&black, &b, &at).unwrap();
+    assert_eq!(m.changed, 0.0, "a pixel at the threshold counts as changed: {m:?}");
+    let tol = Tolerance { delta_e: 10.0, ..Tolerance::default() };
+    let (m, _) = compare(&black, &b, &tol).unwrap();
+    let mean = (3.0 * de[0] as f64 + 2.0 * de[3] as f64) / 10.0;
+    assert!((m.changed - 0.3).abs() < 1e-12, "{m:?}");
+    assert!((m.mean_delta_e - mean).abs() < 1e-9 && m.max_delta_e == de[0] as f64, "{m:?}");
+    // Each figure exactly at its limit passes; just beyond it fails, naming it.
+    let limits =
+        Tolerance { min_similarity: m.similarity, delta_e: 10.0, max_changed: 0.3, max_mean_delta_e: m.mean_delta_e };
+    assert_eq!(m.failure(&limits), None, "{m:?} at {limits:?}");
+    let cases = [
+        (Tolerance { min_similarity: m.similarity + 1e-9, ..limits }, "similarity"),
+        (Tolerance { max_changed: 0.29, ..limits }, "changed colour"),
+        (Tolerance { max_mean_delta_e: m.mean_delta_e - 1e-9, ..limits }, "mean ΔE"),
+    ];
+    for (tol, named) in cases {
+        let why = m.failure(&tol).unwrap_or_default();
+        let others = ["similarity", "changed colour", "mean ΔE"].into_iter().filter(|o| *o != named);
+        assert!(why.contains(named) && others.clone().all(|o| !why.contains(o)), "{tol:?}: {why:?}");
+    }
+}
+
+/// SPEC §8's heat map: where ΔE < 1 the reference's luma dimmed to a quarter; from there red
+/// rises over the first third of `2 × delta_e` (from 0.35), green over the second, blue over the
+/// last, each mixed from that grey towards 255; white at and beyond `2 × delta_e`.
+#[test]
+fn the_heat_map_dims_the_unchanged_and_ramps_red_yellow_white() {
+    use isla::compare::heat_map;
+    let reference =
+        image::RgbImage::from_fn(6, 1, |x, _| if x == 0 { image::Rgb([200, 100, 40]) } else { image::Rgb([0; 3]) });
+    // Threshold 10: full scale at ΔE 20.
+    let de = [0.9, 1.0, 5.0, 12.0, 17.0, 20.0];
+    let map = heat_map(&reference, &de, 10.0);
+    let px = |x: u32| map.get_pixel(x, 0).0;
+    let luma = (0.2126 * 200.0 + 0.7152 * 100.0 + 0.0722 * 40.0) * 0.25;
+    assert_eq!(px(0), [luma as u8; 3], "unchanged: the dimmed luma");
+    // t = 0.05: red at its floor of 0.35; t = 0.25: red 0.75; t = 0.6: red full, green 0.8.
+    assert_eq!(px(1), [89, 0, 0]);
+    assert_eq!(px(2), [191, 0, 0]);
+    assert_eq!(px(3), [255, 204, 0]);
+    // t = 0.85: red and green full, blue 0.55; t = 1: white.
+    assert_eq!(px(4), [255, 255, 140]);
+    assert_eq!(px(5), [255, 255, 255]);
+}
+
 #[test]
 fn a_corrupt_reference_is_an_error_and_an_oversized_suite_file_is_refused() {
     let dir = scratch("corrupt");

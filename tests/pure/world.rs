@@ -1822,53 +1822,78 @@ fn a_roads_cross_section_is_flat_over_its_width_and_blends_back_over_its_shoulde
 }
 
 /// SPEC §4 "Roads", cross-section: a road's shoulder on each side is as wide as the fill or cut
-/// at the road's edge *on that side* needs. A highway along a cliff's top (a 36 m fill at its
-/// edge over the cliff, 1.3 m on the plateau) blends over the 48 m cap on the cliff's side and
-/// over the tier's 10 m on the plateau's; past each the terrain is untouched. (cargo-mutants:
-/// which edge the fill is read at, and the shoulder's reach, were read only on symmetric slopes.)
+/// at the road's edge *on that side* needs (1.5 × the fill or cut, from the tier's 10 m up to
+/// 48 m). A highway along a cliff's top (a 43 m fill at its edge over the cliff, a 7.5 m cut into
+/// the rising plateau) blends over the 48 m cap on the cliff's side and over 11.3 m on the
+/// plateau's; past each the terrain is untouched and the column uncarved. The same island is checked transposed, the road along X, so the road's edge is
+/// found along both axes. (cargo-mutants: which edge the fill is read at, and the shoulder's
+/// reach, were read only on symmetric slopes; the edge's Y, a shoulder between the floor and the
+/// cap, and a column past the shoulder carved at its own terrain, by no test.)
 #[test]
 fn a_roads_shoulder_is_as_wide_as_its_own_sides_fill_needs() {
     let n = N as usize;
-    // The plateau rises 0.5 m a column away from the cliff at x = 30; below it, 75 m.
-    let heights: Vec<f32> =
-        (0..n * n).map(|i| if i / n < 30 { 0.5 + 0.002 * (30 - i / n) as f32 } else { 0.3 }).collect();
-    let mut bp = IslandBuilder::new(N, heights).metres_per_raw(MPR).metres_per_pixel(2.0).build();
-    let centre = 27.7f32;
-    let points: Vec<[f32; 2]> = (2..=62).map(|y| [centre, y as f32 + 0.5]).collect();
-    bp.roads = Some(RoadNetwork {
-        roads: vec![Road { tier: RoadTier::Highway, from_town: 0, to_town: 1, points, bridges: vec![] }],
-    });
-    let src = WorldSource::new(Arc::new(bp));
-    let (mpp, half_m) = (2.0f32, 5.0f32);
-    let bed = src.roads.roads[0].bed_m[30];
-    let (mut cliff_side, mut plateau_side) = (0, 0);
-    for y in 16..48i64 {
-        for x in 0..N as i64 {
-            let q = x as f32 + 0.5;
-            let d_m = (q - centre).abs() * mpp;
-            let width_m = if q > centre { 48.0 } else { 10.0 };
-            let (got, terrain) = (src.surface_y_m(x, y), terrain_y_m(&src.blueprint, x, y));
-            let want = if d_m <= half_m {
-                bed
-            } else if d_m < half_m + width_m {
-                let f = (d_m - half_m) / width_m;
-                (q > centre).then(|| cliff_side += 1).unwrap_or_else(|| plateau_side += 1);
-                bed + (terrain - bed) * f * f * (3.0 - 2.0 * f)
-            } else {
-                terrain
-            };
-            assert!(
-                (got - want).abs() < 2e-3,
-                "({x}, {y}) {d_m} m from the centreline on the {} side: {got} m, want {want} m (terrain {terrain} m, \
-                 roadbed {bed} m)",
-                if q > centre { "cliff's" } else { "plateau's" }
-            );
+    for transposed in [false, true] {
+        // Across the road `u`, along it `v`; the blueprint's (x, y) is (u, v), or (v, u)
+        // transposed.
+        let xy = |u: usize, v: usize| if transposed { (v, u) } else { (u, v) };
+        // The plateau rises 3 m a column away from the cliff at u = 30; below it, 75 m.
+        let height = |u: usize| if u < 30 { 0.5 + 0.012 * (30 - u) as f32 } else { 0.3 };
+        let heights: Vec<f32> = (0..n * n).map(|i| height(if transposed { i % n } else { i / n })).collect();
+        let mut bp = IslandBuilder::new(N, heights).metres_per_raw(MPR).metres_per_pixel(2.0).build();
+        let centre = 27.7f32;
+        let points: Vec<[f32; 2]> =
+            (2..=62).map(|v| if transposed { [v as f32 + 0.5, centre] } else { [centre, v as f32 + 0.5] }).collect();
+        bp.roads = Some(RoadNetwork {
+            roads: vec![Road { tier: RoadTier::Highway, from_town: 0, to_town: 1, points, bridges: vec![] }],
+        });
+        let src = WorldSource::new(Arc::new(bp));
+        let (mpp, half_m) = (2.0f32, 5.0f32);
+        let bed = src.roads.roads[0].bed_m[30];
+        // SPEC: the terrain at the road's edge is the bilinear height there (columns at their
+        // centres); here it varies across the road only.
+        let ground_at = |p: f32| {
+            let f = p - 0.5;
+            let (i, t) = (f.floor() as usize, f.fract());
+            (height(i) + (height(i + 1) - height(i)) * t) * MPR
+        };
+        let width = |edge: f32| isla::world::roads::embankment_shoulder_m(RoadTier::Highway, bed - ground_at(edge));
+        let (cliff_w, plateau_w) = (width(centre + 2.5), width(centre - 2.5));
+        assert!(cliff_w == 48.0 && plateau_w > 11.0 && plateau_w < 12.0, "shoulders {cliff_w} m and {plateau_w} m");
+        let (mut cliff_side, mut plateau_side) = (0, 0);
+        for v in 16..48 {
+            for u in 0..n {
+                let (x, y) = xy(u, v);
+                let (x, y) = (x as i64, y as i64);
+                let q = u as f32 + 0.5;
+                let d_m = (q - centre).abs() * mpp;
+                let width_m = if q > centre { cliff_w } else { plateau_w };
+                let (got, terrain) = (src.surface_y_m(x, y), terrain_y_m(&src.blueprint, x, y));
+                let want = if d_m <= half_m {
+                    bed
+                } else if d_m < half_m + width_m {
+                    let f = (d_m - half_m) / width_m;
+                    (q > centre).then(|| cliff_side += 1).unwrap_or_else(|| plateau_side += 1);
+                    bed + (terrain - bed) * f * f * (3.0 - 2.0 * f)
+                } else {
+                    assert!(
+                        src.roads.at(x, y).is_none(),
+                        "transposed {transposed}: ({x}, {y}) past the shoulder is carved"
+                    );
+                    terrain
+                };
+                assert!(
+                    (got - want).abs() < 2e-3,
+                    "transposed {transposed}: ({x}, {y}) {d_m} m from the centreline on the {} side: {got} m, want {want} \
+                     m (terrain {terrain} m, roadbed {bed} m)",
+                    if q > centre { "cliff's" } else { "plateau's" }
+                );
+            }
         }
+        assert!(
+            cliff_side >= 32 * 23 && plateau_side >= 32 * 4,
+            "transposed {transposed}: {cliff_side} cliff-side and {plateau_side} plateau-side columns"
+        );
     }
-    assert!(
-        cliff_side >= 32 * 23 && plateau_side >= 32 * 4,
-        "{cliff_side} cliff-side and {plateau_side} plateau-side columns"
-    );
 }
 
 /// SPEC §3 "Roads", roadbed: on level ground a road's roadbed is the ground, raised — each by a
@@ -2011,6 +2036,55 @@ fn a_roadbed_is_raised_within_its_grade_over_the_sea_the_water_beside_it_and_its
         }
     }
     assert_eq!(lifted, 1, "the shoulder column (33, 35) stands 5 cm over the lake beside it");
+}
+
+/// SPEC §3 "Roads", roadbed: the water beside a road is the water within the road's half-width
+/// and 1.5 columns of its points, rounded up to whole columns — at 4 m a pixel a 6 m road reaches
+/// ⌈0.75 + 1.5⌉ = 3 columns: a lake 3 columns off lifts the roadbed to 0.5 m over it, one 4 off
+/// does not. (cargo-mutants: at 2 m a pixel, the test above, `half-width + 1.5` and
+/// `half-width × 1.5` both round to 3 columns; here they do not.)
+#[test]
+fn at_four_metres_a_pixel_a_road_reaches_the_water_three_columns_off() {
+    let n = N as usize;
+    let ground = 0.11f32;
+    let held = |raw: f32| water_level::decode(water_level::encode(raw)).unwrap();
+    // Both lakes stand 2 m over the ground, perched, so only the rule lifts the road.
+    let level = held(ground + 0.008);
+    let body = |i: usize| -> u16 {
+        match (i / n, i % n) {
+            (20..=24, 35) => 2,
+            (40..=44, 36) => 3,
+            _ => 0,
+        }
+    };
+    let bp =
+        IslandBuilder::new(N, vec![ground; n * n]).sea_level_raw(SEA).metres_per_raw(MPR).metres_per_pixel(4.0).build();
+    let lake = |id| WaterBody { id, kind: WaterType::Lake, salinity: Salinity::Fresh, ..ocean_body(level) };
+    let mut bp = with_water(
+        bp,
+        |i, _| match body(i) {
+            0 => (0, 0),
+            b => (b, water_level::encode(level)),
+        },
+        vec![ocean_body(SEA), lake(2), lake(3)],
+    );
+    let points: Vec<[f32; 2]> = (2..=61).map(|x| [x as f32 + 0.5, 32.5]).collect();
+    bp.roads = Some(RoadNetwork {
+        roads: vec![Road { tier: RoadTier::Road, from_town: 0, to_town: 1, points, bridges: vec![] }],
+    });
+    let src = WorldSource::new(Arc::new(bp));
+    let bed = |x: usize| src.roads.roads[0].bed_m[x - 2];
+    let (lake_m, ground_m) = (level * MPR, ground * MPR);
+    for x in 20..=24 {
+        assert!((bed(x) - (lake_m + 0.5)).abs() < 1e-3, "column {x}: roadbed {} m beside a lake at {lake_m} m", bed(x));
+    }
+    for x in 40..=44 {
+        assert!(
+            (bed(x) - ground_m).abs() < 1e-3,
+            "column {x}: roadbed {} m, 4 columns from a lake (ground {ground_m} m)",
+            bed(x)
+        );
+    }
 }
 
 /// Every column of `src` where the road carve kept at load differs from the one worked out from
