@@ -400,6 +400,7 @@ fn the_colour_metric_counts_pixels_strictly_over_the_threshold_and_passes_figure
     assert_eq!(m.changed, 0.0, "a pixel at the threshold counts as changed: {m:?}");
     let tol = Tolerance { delta_e: 10.0, ..Tolerance::default() };
     let (m, _) = compare(&black, &b, &tol).unwrap();
+    assert!(m.similarity < 1.0, "a changed frame is not identical: {m:?}");
     let mean = (3.0 * de[0] as f64 + 2.0 * de[3] as f64) / 10.0;
     assert!((m.changed - 0.3).abs() < 1e-12, "{m:?}");
     assert!((m.mean_delta_e - mean).abs() < 1e-9 && m.max_delta_e == de[0] as f64, "{m:?}");
@@ -412,11 +413,41 @@ fn the_colour_metric_counts_pixels_strictly_over_the_threshold_and_passes_figure
         (Tolerance { max_changed: 0.29, ..limits }, "changed colour"),
         (Tolerance { max_mean_delta_e: m.mean_delta_e - 1e-9, ..limits }, "mean ΔE"),
     ];
+    assert_eq!(
+        m.summary(),
+        format!("similarity {:.4}, changed 30.00 %, mean ΔE {mean:.2}, max ΔE {:.1}", m.similarity, de[0]),
+        "the progress line's figures"
+    );
     for (tol, named) in cases {
         let why = m.failure(&tol).unwrap_or_default();
         let others = ["similarity", "changed colour", "mean ΔE"].into_iter().filter(|o| *o != named);
         assert!(why.contains(named) && others.clone().all(|o| !why.contains(o)), "{tol:?}: {why:?}");
     }
+}
+
+/// A tolerance's thresholds in their ranges: ΔE thresholds finite and not negative, shares and
+/// the similarity in 0..=1; the refusal names the key. (cargo-mutants: a negative or infinite ΔE
+/// threshold was refused by no test.)
+#[test]
+fn a_tolerance_out_of_its_range_is_refused_naming_the_key() {
+    let ok = Tolerance::default();
+    assert_eq!(ok.check(), Ok(()));
+    let cases = [
+        (Tolerance { min_similarity: 1.01, ..ok }, "min_similarity"),
+        (Tolerance { min_similarity: -0.01, ..ok }, "min_similarity"),
+        (Tolerance { delta_e: -1.0, ..ok }, "delta_e"),
+        (Tolerance { delta_e: f64::INFINITY, ..ok }, "delta_e"),
+        (Tolerance { delta_e: f64::NAN, ..ok }, "delta_e"),
+        (Tolerance { max_changed: 1.5, ..ok }, "max_changed"),
+        (Tolerance { max_mean_delta_e: -0.5, ..ok }, "max_mean_delta_e"),
+        (Tolerance { max_mean_delta_e: f64::INFINITY, ..ok }, "max_mean_delta_e"),
+    ];
+    for (tol, key) in cases {
+        let e = tol.check().unwrap_err();
+        assert!(e.starts_with(key), "{tol:?}: {e}");
+    }
+    let edges = Tolerance { min_similarity: 0.0, delta_e: 0.0, max_changed: 1.0, max_mean_delta_e: 0.0 };
+    assert_eq!(edges.check(), Ok(()), "the ranges' ends are in them");
 }
 
 /// SPEC §8's heat map: where ΔE < 1 the reference's luma dimmed to a quarter; from there red
@@ -425,17 +456,22 @@ fn the_colour_metric_counts_pixels_strictly_over_the_threshold_and_passes_figure
 #[test]
 fn the_heat_map_dims_the_unchanged_and_ramps_red_yellow_white() {
     use isla::compare::heat_map;
-    let reference =
-        image::RgbImage::from_fn(6, 1, |x, _| if x == 0 { image::Rgb([200, 100, 40]) } else { image::Rgb([0; 3]) });
+    // Two rows of three, so a pixel's place in the row-major ΔE is read too; one ramp pixel over
+    // a grey reference, so the mix from the grey is read.
+    let reference = image::RgbImage::from_fn(3, 2, |x, y| match (x, y) {
+        (0, 0) => image::Rgb([200, 100, 40]),
+        (2, 0) => image::Rgb([40; 3]),
+        _ => image::Rgb([0; 3]),
+    });
     // Threshold 10: full scale at ΔE 20.
     let de = [0.9, 1.0, 5.0, 12.0, 17.0, 20.0];
     let map = heat_map(&reference, &de, 10.0);
-    let px = |x: u32| map.get_pixel(x, 0).0;
+    let px = |i: u32| map.get_pixel(i % 3, i / 3).0;
     let luma = (0.2126 * 200.0 + 0.7152 * 100.0 + 0.0722 * 40.0) * 0.25;
     assert_eq!(px(0), [luma as u8; 3], "unchanged: the dimmed luma");
     // t = 0.05: red at its floor of 0.35; t = 0.25: red 0.75; t = 0.6: red full, green 0.8.
     assert_eq!(px(1), [89, 0, 0]);
-    assert_eq!(px(2), [191, 0, 0]);
+    assert_eq!(px(2), [194, 10, 10], "over a grey of 10: red 10 + 245 · 0.75");
     assert_eq!(px(3), [255, 204, 0]);
     // t = 0.85: red and green full, blue 0.55; t = 1: white.
     assert_eq!(px(4), [255, 255, 140]);

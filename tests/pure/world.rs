@@ -1763,6 +1763,28 @@ fn a_town_at_the_maps_far_edge_stands_on_the_edge_columns() {
     }
 }
 
+/// SPEC §1: a road's points lie on the map, its far edges included (`0..=N` on each axis, the
+/// reader's check). A road bridged out to the far corner (N, N), where the pixel under the point
+/// is the last column's, loads with a roadbed at every point. (cargo-mutants: the clamp of a
+/// bridge point's pixel to the last column, `n − 1` → `n + 1` or `n / 1`, was read by no test;
+/// unclamped, the corner reads past the grid.)
+#[test]
+fn a_road_may_be_bridged_out_to_the_maps_far_corner() {
+    let n = N as usize;
+    let heights: Vec<f32> = (0..n * n).map(|i| if i / n >= 60 { 0.09 } else { 0.11 }).collect();
+    let bp = IslandBuilder::new(N, heights).sea_level_raw(SEA).metres_per_raw(MPR).metres_per_pixel(2.0).build();
+    let mut bp =
+        with_water(bp, |i, _| if i / n >= 60 { (1, water_level::encode(SEA)) } else { (0, 0) }, vec![ocean_body(SEA)]);
+    let points: Vec<[f32; 2]> = (50..=64).map(|v| [v as f32, v as f32]).collect();
+    bp.roads = Some(RoadNetwork {
+        roads: vec![Road { tier: RoadTier::Road, from_town: 0, to_town: 1, points, bridges: vec![[10, 14]] }],
+    });
+    let src = WorldSource::new(Arc::new(bp));
+    let road = &src.roads.roads[0];
+    assert_eq!(road.bed_m.len(), 15);
+    assert!(road.bed_m.iter().all(|b| b.is_finite() && *b >= SEA * MPR + 0.5 - 1e-3), "{:?}", road.bed_m);
+}
+
 /// SPEC §4 "Roads", cross-section: a straight road across a tilted plane stands flat at its
 /// roadbed over its width, and beyond it blends back to the terrain by a smoothstep over the
 /// tier's shoulder (10 m, 7 m), widened to 1.5 × the fill or cut at the road's edge where that
