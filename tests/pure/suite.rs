@@ -552,3 +552,110 @@ fn saved_views_round_trip_and_are_a_suite() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "blueprint = \"island.dat\"\n[[view]\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- cargo-mutants' misses in src/suite.rs (session 20) -------------------------------------
+
+#[test]
+fn a_malformed_suite_file_names_the_line_and_the_column() {
+    let dir = scratch("line-col");
+    let e = Suite::load(&write_suite(&dir, "blueprint = \"bp.dat\"\nwidth = @\n")).unwrap_err().to_string();
+    assert!(e.contains("suite.toml:2:9:"), "line 2, column 9 (the '@'): {e}");
+}
+
+#[test]
+fn names_view_distances_and_lod_are_checked_key_by_key() {
+    let view = |extra: &str| format!("blueprint = \"bp.dat\"\n[[view]]\nname = \"a\"\npreset = \"overview\"\n{extra}");
+    let refused: Vec<(String, &str)> = vec![
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \".hidden\"\npreset = \"overview\"\n".into(), "name '.hidden'"),
+        ("blueprint = \"bp.dat\"\n[[view]]\nname = \"x.diff\"\npreset = \"overview\"\n".into(), "name 'x.diff'"),
+        (format!("view_distance = 0\n{}", view("")), "view_distance must be"),
+        (format!("view_distance = -5\n{}", view("")), "view_distance must be"),
+        (format!("view_distance = nan\n{}", view("")), "view_distance must be"),
+        (format!("view_distance = inf\n{}", view("")), "view_distance must be"),
+        (view("lod = \"maybe\"\n"), "lod: expected"),
+    ];
+    for (i, (text, want)) in refused.iter().enumerate() {
+        let dir = scratch(&format!("keys-{i}"));
+        let e = Suite::load(&write_suite(&dir, text)).expect_err(text).to_string();
+        assert!(e.contains(want), "case {i}: said '{e}', wanted '{want}'");
+    }
+    let dir = scratch("keys-good");
+    let text = "view_distance = 250\nblueprint = \"bp.dat\"\n[[view]]\nname = \"a.b-c_1\"\n\
+                view = \"isla:v1;from=1,2,3;at=4,5,6;lod=off\"\nlod = \"on\"\n";
+    let s = Suite::load(&write_suite(&dir, text)).unwrap();
+    assert_eq!(s.view_distance_m, Some(250.0));
+    assert!(s.views[0].lod, "lod = \"on\" refines the view string's lod=off");
+}
+
+#[test]
+fn a_suite_file_of_exactly_the_limit_loads() {
+    let dir = scratch("limit");
+    let mut text = GOOD.to_string().into_bytes();
+    text.push(b'#');
+    text.resize(isla::suite::MAX_SUITE_BYTES as usize - 1, b'#');
+    text.push(b'\n');
+    let p = dir.join("suite.toml");
+    std::fs::write(dir.join("bp.dat"), b"x").unwrap();
+    std::fs::write(&p, &text).unwrap();
+    assert_eq!(Suite::load(&p).unwrap().views.len(), 3);
+}
+
+#[test]
+fn relative_paths_walk_up_and_the_references_folder_is_known_by_any_spelling() {
+    use isla::suite::relative_path;
+    assert_eq!(relative_path(Path::new("/a/b/c"), Path::new("/a/b/d/e.png")), "../d/e.png");
+    assert_eq!(relative_path(Path::new("/a/b/../x"), Path::new("/a/x/y.png")), "y.png");
+    assert_eq!(relative_path(Path::new("/a/b"), Path::new("/a/b")), "");
+    let dir = scratch("refs-out");
+    let suite = Suite::load(&write_suite(&dir, GOOD)).unwrap();
+    assert!(suite.out_is_references(&dir.join("refs")));
+    assert!(suite.out_is_references(&dir.join("out/../refs")));
+    assert!(!suite.out_is_references(&dir.join("out")));
+    assert!(!suite.out_is_references(&dir.join("refs/sub")));
+}
+
+#[test]
+fn the_report_lists_the_worst_first_and_says_what_was_blessed() {
+    let dir = scratch("order");
+    let p = write_suite(&dir, GOOD);
+    let (_, _, out) = run(&p, true);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("(blessed; was new)").count(), 3, "{html}");
+    let (_, _, out) = run(&p, true);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("(blessed;"), "nothing was rewritten: {html}");
+    // One view of each verdict: harbour errors (a corrupt reference), overview fails (no water),
+    // fresh is new, kept passes.
+    std::fs::write(dir.join("refs/harbour.png"), b"\x89PNG\r\n\x1a\nnot really").unwrap();
+    let text = GOOD.replace("preset = \"overview\"", "preset = \"overview\"\noff = [\"water\"]")
+        + "\n[[view]]\nname = \"fresh\"\npreset = \"coast\"\n";
+    std::fs::write(&p, text).unwrap();
+    let (_, _, out) = run(&p, false);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let at = |name: &str, status: &str| {
+        let i = html.find(&format!("<b>{name}</b>")).unwrap_or_else(|| panic!("{name} listed"));
+        assert!(
+            html[i..].starts_with(&format!("<b>{name}</b><br><span class=\"{status}\">{status}</span>")),
+            "{name} is {status}"
+        );
+        i
+    };
+    let order = [at("harbour", "error"), at("overview", "fail"), at("fresh", "new"), at("kept", "pass")];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "error, fail, new, pass: {order:?}");
+}
+
+#[test]
+fn a_reference_of_another_size_fails_without_being_decoded() {
+    let dir = scratch("size-header");
+    let p = write_suite(&dir, GOOD);
+    run(&p, true);
+    // Only the header survives: the size is read from it and the pixels never are.
+    let r = dir.join("refs/harbour.png");
+    let bytes = std::fs::read(&r).unwrap();
+    std::fs::write(&r, &bytes[..bytes.len() - 20]).unwrap();
+    std::fs::write(&p, GOOD.replace("width = 32\n", "width = 40\n")).unwrap();
+    let (_, json, _) = run(&p, false);
+    let h = json["views"].as_array().unwrap().iter().find(|v| v["name"] == "harbour").unwrap().clone();
+    assert_eq!(h["status"], "fail", "{h}");
+    assert_eq!(h["message"], "the reference is 32×36, the render 40×36");
+}
