@@ -2415,3 +2415,105 @@ fn a_dry_bank_corner_has_one_height_on_the_coarse_levels() {
     }
     assert!(banks > 0, "no dry corner was shared by two tiles");
 }
+
+/// SPEC §4 "Roads": a bridge's end points are its abutments; they stand on land and pull the
+/// roadbed like any land point, and the roadway between the last land point and an abutment is
+/// road, carved to the roadbed, not bridge. Here the points are 6 columns apart and the
+/// abutments stand on banks 1 m over the approaches, so the abutment's own ground decides its
+/// roadbed (the grade's cone from the approaches, ±1.44 m, is wider than the bank).
+#[test]
+fn a_bridges_abutments_pull_the_roadbed_and_its_approaches_are_road() {
+    let n = N as usize;
+    // Ground 27.6 m, the banks 28.6 m (columns 24–28 and 35–39), a gorge at 12.6 m under a
+    // river at 15.1 m (columns 30–33).
+    let (ground, bank, gorge, river) = (0.11f32, 0.114f32, 0.05f32, 0.06f32);
+    let river = water_level::decode(water_level::encode(river)).unwrap();
+    let heights: Vec<f32> = (0..n * n)
+        .map(|i| match i / n {
+            24..=28 | 35..=39 => bank,
+            30..=33 => gorge,
+            _ => ground,
+        })
+        .collect();
+    let bp = IslandBuilder::new(N, heights).sea_level_raw(SEA).metres_per_raw(MPR).metres_per_pixel(2.0).build();
+    let lake = WaterBody { id: 2, kind: WaterType::Lake, salinity: Salinity::Fresh, ..ocean_body(river) };
+    let mut bp = with_water(
+        bp,
+        |i, _| if (30..=33).contains(&(i / n)) { (2, water_level::encode(river)) } else { (0, 0) },
+        vec![ocean_body(SEA), lake],
+    );
+    bp.rivers = Some(RiverNetwork {
+        dials: Default::default(),
+        rivers: vec![River {
+            body_id: 2,
+            order: 1,
+            mouth_body_id: 1,
+            source: [31.5, 0.5],
+            mouth: [31.5, 63.5],
+            length_m: 128.0,
+            course: vec![],
+        }],
+    });
+    // Points 2 and 4 are the abutments (columns 26 and 37), point 3 is over the river.
+    let xs = [5.5f32, 20.5, 26.5, 31.5, 37.5, 43.5, 58.5];
+    let points: Vec<[f32; 2]> = xs.iter().map(|&x| [x, 32.5]).collect();
+    bp.roads = Some(RoadNetwork {
+        roads: vec![Road { tier: RoadTier::Road, from_town: 0, to_town: 1, points, bridges: vec![[2, 4]] }],
+    });
+    let src = WorldSource::new(Arc::new(bp));
+    let road = &src.roads.roads[0];
+    assert_eq!(road.bridge, [false, false, true, true, true, false, false]);
+    let bank_m = terrain_y_m(&src.blueprint, 26, 32);
+    assert!((bank_m - terrain_y_m(&src.blueprint, 20, 32) - 1.0).abs() < 0.01, "the bank stands 1 m over the approach");
+    for (i, col) in [(2usize, 26i64), (4, 37)] {
+        assert!(
+            (road.bed_m[i] - terrain_y_m(&src.blueprint, col, 32)).abs() < 1e-3,
+            "the abutment at column {col} stands on its bank ({bank_m} m): roadbed {} m ({:?})",
+            road.bed_m[i],
+            road.bed_m
+        );
+    }
+    // Between the last land point and each abutment, the columns on the line are road, at the
+    // roadbed interpolated along the segment.
+    for (i, cols) in [(1usize, 21..=25i64), (4, 38..=42)] {
+        for x in cols {
+            let t = (x as f32 + 0.5 - xs[i]) / (xs[i + 1] - xs[i]);
+            let want = road.bed_m[i] + (road.bed_m[i + 1] - road.bed_m[i]) * t;
+            assert_eq!(src.road_at(x, 32), Some(RoadTier::Road), "column ({x}, 32) on the approach is road");
+            let got = src.surface_y_m(x, 32);
+            assert!((got - want).abs() < 1e-3, "column ({x}, 32) on the approach: {got} m, the roadbed {want} m");
+        }
+    }
+    // Under the span the river and its gorge stay as they are.
+    assert_eq!(src.road_at(31, 32), None);
+}
+
+/// A road of one place (two equal points: the reader accepts it) is carved round that place
+/// over its half-width, at the terrain there; nothing reads as NaN.
+#[test]
+fn a_road_of_two_equal_points_is_carved_round_its_one_place() {
+    let n = N as usize;
+    let bp = IslandBuilder::new(N, vec![0.11; n * n]).metres_per_raw(MPR).metres_per_pixel(2.0).build();
+    let mut bp = bp;
+    bp.roads = Some(RoadNetwork {
+        roads: vec![Road {
+            tier: RoadTier::Road,
+            from_town: 0,
+            to_town: 1,
+            points: vec![[32.5, 32.5], [32.5, 32.5]],
+            bridges: vec![],
+        }],
+    });
+    let src = WorldSource::new(Arc::new(bp));
+    let ground = terrain_y_m(&src.blueprint, 32, 32);
+    // Half-width 3 m at 2 m a pixel: the column centres within 1.5 px are the 3 × 3 block.
+    for x in 29..=35i64 {
+        for y in 29..=35i64 {
+            let d = ((x - 32) as f32).hypot((y - 32) as f32);
+            let want = (d <= 1.5).then_some(RoadTier::Road);
+            assert_eq!(src.road_at(x, y), want, "({x}, {y}), {d} px from the road's place");
+            let s = src.surface_y_m(x, y);
+            assert!((s - ground).abs() < 1e-3, "({x}, {y}): {s} m on flat ground at {ground} m");
+        }
+    }
+}
