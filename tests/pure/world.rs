@@ -42,6 +42,23 @@ fn with_water(mut bp: Blueprint, f: impl Fn(usize, f32) -> (u16, u16), bodies: V
     bp
 }
 
+/// A river network of one river, body `body_id`, running along Y at `x` across the 64² map into
+/// the ocean (body 1).
+fn river_along_y(body_id: u16, x: f32) -> RiverNetwork {
+    RiverNetwork {
+        dials: Default::default(),
+        rivers: vec![River {
+            body_id,
+            order: 1,
+            mouth_body_id: 1,
+            source: [x, 0.5],
+            mouth: [x, 63.5],
+            length_m: 128.0,
+            course: vec![],
+        }],
+    }
+}
+
 fn column(bp: &Blueprint, x: u32, y: u32) -> Option<WaterColumn> {
     let src = WaterSource::new(bp);
     water_column(bp, &src, x, y, 500.0)
@@ -1965,18 +1982,7 @@ fn a_roadbed_is_raised_within_its_grade_over_the_sea_the_water_beside_it_and_its
         },
         vec![ocean_body(SEA), lake(2, near_lake), lake(3, far_lake), lake(4, river)],
     );
-    bp.rivers = Some(RiverNetwork {
-        dials: Default::default(),
-        rivers: vec![River {
-            body_id: 4,
-            order: 1,
-            mouth_body_id: 1,
-            source: [51.5, 0.5],
-            mouth: [51.5, 63.5],
-            length_m: 128.0,
-            course: vec![],
-        }],
-    });
+    bp.rivers = Some(river_along_y(4, 51.5));
     // Along y = 32.5, a point per column from x = 2 to 61 (point i over column i + 2); the
     // bridge spans points 47–52, columns 49–54: abutments on the banks, the river under 48–51.
     let points: Vec<[f32; 2]> = (2..=61).map(|x| [x as f32 + 0.5, 32.5]).collect();
@@ -2442,18 +2448,7 @@ fn a_bridges_abutments_pull_the_roadbed_and_its_approaches_are_road() {
         |i, _| if (30..=33).contains(&(i / n)) { (2, water_level::encode(river)) } else { (0, 0) },
         vec![ocean_body(SEA), lake],
     );
-    bp.rivers = Some(RiverNetwork {
-        dials: Default::default(),
-        rivers: vec![River {
-            body_id: 2,
-            order: 1,
-            mouth_body_id: 1,
-            source: [31.5, 0.5],
-            mouth: [31.5, 63.5],
-            length_m: 128.0,
-            course: vec![],
-        }],
-    });
+    bp.rivers = Some(river_along_y(2, 31.5));
     // Points 2 and 4 are the abutments (columns 26 and 37), point 3 is over the river.
     let xs = [5.5f32, 20.5, 26.5, 31.5, 37.5, 43.5, 58.5];
     let points: Vec<[f32; 2]> = xs.iter().map(|&x| [x, 32.5]).collect();
