@@ -289,45 +289,89 @@ fn rays_through_every_pixel_hit_the_ground_from_still_poses() {
     }
 }
 
-/// How far apart the two sides' computations of one border coordinate may land: not at all. The
-/// fill computes each crossing by the mesher's own formula from the same column (SPEC §3
-/// "Borders"), and a rasteriser closes a T-junction only on bit-identical vertices (measured: 0 m
-/// apart on the 4096² island; the slope scale `1 + s²` → `1 − s²` planted in the fill moves them
-/// by at most two f32 steps and fails this).
-fn along_tol(_v: f32) -> f32 {
-    0.0
+/// Where two nodes' bounds touch, within this; coarser than any grid step is fine.
+const TOUCH_M: f32 = 5e-3;
+
+/// A shared border: the line `axis` = `line`, from `lo` to `hi` along the `other` axis.
+struct Border {
+    axis: usize,
+    other: usize,
+    line: f32,
+    lo: f32,
+    hi: f32,
 }
 
-/// The edges (their two ends' coordinates along the border, ascending) of `m`'s triangles that
-/// lie on the border `axis` = `line` between `lo` and `hi` (the other axis); with `drawn`, only
-/// those of triangles with area.
-fn edges_on_line(m: &LodMesh, drawn: bool, axis: usize, other: usize, line: f32, lo: f32, hi: f32) -> Vec<(f32, f32)> {
-    const EPS_M: f32 = 5e-3;
-    let on = |i: u32| {
-        let p = m.terrain.positions[i as usize];
-        (p[axis] - line).abs() < EPS_M && p[other] > lo - EPS_M && p[other] < hi + EPS_M
-    };
-    let mut out = Vec::new();
-    for t in m.terrain.indices.chunks_exact(3) {
-        if drawn && t.iter().all(|&i| on(i)) {
-            continue;
-        }
-        for (i, j) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-            let (a, b) = (m.terrain.positions[i as usize][other], m.terrain.positions[j as usize][other]);
-            if on(i) && on(j) && a != b {
-                out.push((a.min(b), a.max(b)));
-            }
-        }
+impl Border {
+    /// The border two nodes' bounds share, if they share more than a corner.
+    fn between([a0, a1]: [[f32; 3]; 2], [b0, b1]: [[f32; 3]; 2]) -> Option<Self> {
+        [(0usize, 2usize), (2, 0)].into_iter().find_map(|(axis, other)| {
+            let line = if (a1[axis] - b0[axis]).abs() < TOUCH_M {
+                a1[axis]
+            } else if (a0[axis] - b1[axis]).abs() < TOUCH_M {
+                a0[axis]
+            } else {
+                return None;
+            };
+            let (lo, hi) = (a0[other].max(b0[other]), a1[other].min(b1[other]));
+            (hi - lo >= TOUCH_M).then_some(Self { axis, other, line, lo, hi })
+        })
     }
-    out
+
+    fn holds(&self, p: [f32; 3]) -> bool {
+        (p[self.axis] - self.line).abs() < TOUCH_M
+            && p[self.other] > self.lo - TOUCH_M
+            && p[self.other] < self.hi + TOUCH_M
+    }
+
+    /// `m`'s triangles that touch the border; with `drawn`, only those with area (a tile's own
+    /// T-junction fill against its other, finer, neighbours lies wholly on its border and draws
+    /// nothing).
+    fn triangles(&self, m: &LodMesh, drawn: bool) -> Vec<[u32; 3]> {
+        let on = |i: u32| self.holds(m.terrain.positions[i as usize]);
+        let all = m.terrain.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
+        all.filter(|t| !(drawn && t.iter().all(|&i| on(i)))).collect()
+    }
+
+    /// The vertices of those triangles on the border.
+    fn vertices(&self, m: &LodMesh, drawn: bool) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .triangles(m, drawn)
+            .into_iter()
+            .flatten()
+            .filter(|&i| self.holds(m.terrain.positions[i as usize]))
+            .map(|i| i as usize)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The edges of those triangles on the border: their two ends along it, ascending.
+    fn edges(&self, m: &LodMesh, drawn: bool) -> Vec<(f32, f32)> {
+        let pos = |i: u32| m.terrain.positions[i as usize];
+        self.triangles(m, drawn)
+            .into_iter()
+            .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+            .filter(|&(i, j)| self.holds(pos(i)) && self.holds(pos(j)))
+            .map(|(i, j)| (pos(i)[self.other], pos(j)[self.other]))
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect()
+    }
 }
 
 /// SPEC §3 "Borders": where a tile meets a finer neighbour, every vertex the neighbour draws on
 /// the shared border is also a vertex of the coarser tile (its zero-area T-junction fill), at the
 /// same place, and the two sides' heights coincide there (the finer side fully morphed, the
-/// coarser side unmorphed). A T-junction left open is a crack of a pixel or less that the ray
-/// casts above can slip past; this reads the meshes themselves. Tiles against tiles and tiles
-/// against Marching Cubes chunks, from two poses of the 4096² island.
+/// coarser side unmorphed); and every border edge the finer side draws is an edge of the coarser
+/// side's triangles. A T-junction left open is a crack of a pixel or less that the ray casts above
+/// slip past; this reads the meshes themselves. Tiles against tiles and tiles against Marching
+/// Cubes chunks, from two poses of the 4096² island.
+///
+/// Places along the border must be bit-identical: the fill computes each crossing by the mesher's
+/// own formula from the same column, and a rasteriser closes a T-junction only on identical
+/// vertices (measured: 0 m apart; the slope scale `1 + s²` → `1 − s²` planted in the fill moves
+/// them by at most two f32 steps and fails this).
 #[test]
 fn every_border_vertex_of_a_finer_neighbour_is_a_vertex_of_the_coarser_tile() {
     let (src, tree) = big_world();
@@ -335,109 +379,71 @@ fn every_border_vertex_of_a_finer_neighbour_is_a_vertex_of_the_coarser_tile() {
     let c = extent * 0.5;
     let near = |x: f32, z: f32| [x, ground_m(src, x, z) + 40.0, z];
     let poses = [("6 km straight down", [c, 6000.0, c]), ("40 m over the coast", near(extent * 0.1, c))];
-    const EPS_M: f32 = 5e-3;
     let mut meshes = Meshes(HashMap::new());
     let (mut pairs, mut vertices, mut edges) = (HashMap::<(u8, u8), usize>::new(), 0usize, 0usize);
-    let (mut worst_dy, mut worst_dx) = (0f32, 0f32);
+    let mut worst_dy = 0f32;
     for (label, from) in poses {
         let shown = tree.select(from);
         meshes.ensure(src, tree, &shown);
-        for &a in &shown {
-            for &b in shown.iter().filter(|b| b.level < a.level) {
-                let ([a0, a1], [b0, b1]) = (tree.bounds_m(a), tree.bounds_m(b));
-                for (axis, other) in [(0usize, 2usize), (2, 0)] {
-                    let line = if (a1[axis] - b0[axis]).abs() < EPS_M {
-                        a1[axis]
-                    } else if (a0[axis] - b1[axis]).abs() < EPS_M {
-                        a0[axis]
-                    } else {
-                        continue;
-                    };
-                    let (lo, hi) = (a0[other].max(b0[other]), a1[other].min(b1[other]));
-                    if hi - lo < EPS_M {
-                        continue; // they meet at a corner only
-                    }
-                    *pairs.entry((a.level, b.level)).or_default() += 1;
-                    let (ma, mb) = (&meshes.0[&a], &meshes.0[&b]);
-                    // The vertices on the shared border of the triangles of `m`; with `drawn`, only
-                    // of the triangles with area (a tile's own T-junction fill against its other,
-                    // finer, neighbours lies wholly on its border and draws nothing).
-                    let on_line = |m: &LodMesh, drawn: bool| -> Vec<usize> {
-                        let at = |i: u32| {
-                            let p = m.terrain.positions[i as usize];
-                            (p[axis] - line).abs() < EPS_M && p[other] > lo - EPS_M && p[other] < hi + EPS_M
-                        };
-                        let mut v: Vec<usize> = m
-                            .terrain
-                            .indices
-                            .chunks_exact(3)
-                            .filter(|t| !drawn || !t.iter().all(|&i| at(i)))
-                            .flat_map(|t| t.iter().copied().filter(|&i| at(i)))
-                            .map(|i| i as usize)
-                            .collect();
-                        v.sort_unstable();
-                        v.dedup();
-                        v
-                    };
-                    let coarse = on_line(ma, false);
-                    for k in on_line(mb, true) {
-                        let (p, morphed_y) = (mb.terrain.positions[k], mb.morph[k][0]);
-                        let found = coarse
-                            .iter()
-                            .map(|&i| ma.terrain.positions[i])
-                            .min_by(|q, r| (q[other] - p[other]).abs().total_cmp(&(r[other] - p[other]).abs()))
-                            .filter(|q| (q[other] - p[other]).abs() <= along_tol(p[other]));
-                        let Some(q) = found else {
-                            panic!(
-                                "{label}: level-{} node {b:?}'s border vertex at ({:.3}, {:.3}) m is not a vertex of its \
-                                 level-{} neighbour {a:?} ({} vertices on the shared border there)",
-                                b.level,
-                                p[0],
-                                p[2],
-                                a.level,
-                                coarse.len()
-                            )
-                        };
-                        let dy = (q[1] - morphed_y).abs();
-                        assert!(
-                            dy < 1e-3,
-                            "{label}: at ({:.3}, {:.3}) m the level-{} side stands at {} m, the level-{} side fully \
-                             morphed at {morphed_y} m",
-                            p[0],
-                            p[2],
-                            a.level,
-                            q[1],
-                            b.level
-                        );
-                        worst_dy = worst_dy.max(dy);
-                        worst_dx = worst_dx.max((q[other] - p[other]).abs());
-                        vertices += 1;
-                    }
-                    // And every border edge the finer side draws is an edge of the coarser side's
-                    // triangles (the fill's fan walks the border vertex to vertex): a rasteriser
-                    // draws two meshes without a gap only where their edges are shared.
-                    let coarse_edges = edges_on_line(ma, false, axis, other, line, lo, hi);
-                    for (e0, e1) in edges_on_line(mb, true, axis, other, line, lo, hi) {
-                        let shared = coarse_edges
-                            .iter()
-                            .any(|&(c0, c1)| (c0 - e0).abs() <= along_tol(e0) && (c1 - e1).abs() <= along_tol(e1));
-                        assert!(
-                            shared,
-                            "{label}: the level-{} node {b:?} draws a border edge from {e0:.3} to {e1:.3} m on the line \
-                             {line} m that its level-{} neighbour {a:?} has no edge for",
-                            b.level, a.level
-                        );
-                        edges += 1;
-                    }
-                }
+        let touching =
+            shown.iter().flat_map(|&a| shown.iter().filter(move |b| b.level < a.level).map(move |&b| (a, b)));
+        for (a, b) in touching {
+            let Some(border) = Border::between(tree.bounds_m(a), tree.bounds_m(b)) else { continue };
+            *pairs.entry((a.level, b.level)).or_default() += 1;
+            let (ma, mb) = (&meshes.0[&a], &meshes.0[&b]);
+            let along = |p: [f32; 3]| p[border.other];
+            let coarse: Vec<[f32; 3]> =
+                border.vertices(ma, false).into_iter().map(|i| ma.terrain.positions[i]).collect();
+            for k in border.vertices(mb, true) {
+                let (p, morphed_y) = (mb.terrain.positions[k], mb.morph[k][0]);
+                let Some(q) = coarse.iter().find(|q| along(**q) == along(p)) else {
+                    panic!(
+                        "{label}: level-{} node {b:?}'s border vertex at ({:.3}, {:.3}) m is not a vertex of its \
+                         level-{} neighbour {a:?} ({} vertices on the shared border there)",
+                        b.level,
+                        p[0],
+                        p[2],
+                        a.level,
+                        coarse.len()
+                    )
+                };
+                let dy = (q[1] - morphed_y).abs();
+                assert!(
+                    dy < 1e-3,
+                    "{label}: at ({:.3}, {:.3}) m the level-{} side stands at {} m, the level-{} side fully morphed \
+                     at {morphed_y} m",
+                    p[0],
+                    p[2],
+                    a.level,
+                    q[1],
+                    b.level
+                );
+                worst_dy = worst_dy.max(dy);
+                vertices += 1;
+            }
+            // A rasteriser draws two meshes without a gap only where their edges are shared (the
+            // fill's fan walks the border vertex to vertex).
+            let coarse_edges = border.edges(ma, false);
+            for e in border.edges(mb, true) {
+                assert!(
+                    coarse_edges.contains(&e),
+                    "{label}: the level-{} node {b:?} draws a border edge from {:.3} to {:.3} m on the line {} m that \
+                     its level-{} neighbour {a:?} has no edge for",
+                    b.level,
+                    e.0,
+                    e.1,
+                    border.line,
+                    a.level
+                );
+                edges += 1;
             }
         }
     }
     let mut seen: Vec<_> = pairs.into_iter().collect();
     seen.sort();
     eprintln!(
-        "borders by (coarser, finer) level: {seen:?}; {vertices} finer border vertices and {edges} edges; worst gap \
-         along the border {worst_dx} m, in height {worst_dy} m"
+        "borders by (coarser, finer) level: {seen:?}; {vertices} finer border vertices and {edges} edges, each \
+         bit-identical on both sides; worst height gap {worst_dy} m"
     );
     assert!(seen.iter().any(|&((a, b), _)| (a, b) == (1, 0)), "a tile meets a Marching Cubes chunk: {seen:?}");
     assert!(seen.iter().any(|&((a, b), _)| b >= 1 && a == b + 1), "a tile meets a finer tile: {seen:?}");
