@@ -2488,8 +2488,7 @@ fn a_bridges_abutments_pull_the_roadbed_and_its_approaches_are_road() {
 #[test]
 fn a_road_of_two_equal_points_is_carved_round_its_one_place() {
     let n = N as usize;
-    let bp = IslandBuilder::new(N, vec![0.11; n * n]).metres_per_raw(MPR).metres_per_pixel(2.0).build();
-    let mut bp = bp;
+    let mut bp = IslandBuilder::new(N, vec![0.11; n * n]).metres_per_raw(MPR).metres_per_pixel(2.0).build();
     bp.roads = Some(RoadNetwork {
         roads: vec![Road {
             tier: RoadTier::Road,
