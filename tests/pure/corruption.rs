@@ -18,8 +18,12 @@
 //!   is valid data. It means the model is exactly what the corrupted bytes say: it passes the
 //!   writer's validation and writes back to exactly the corrupted file (nothing misread, clamped
 //!   or dropped), except that a `TOWN` highway flag reads any non-zero byte as `true` and writes
-//!   back 1. A corrupted *section length* that is accepted (a `TCRV` body of zeros cut short
-//!   exposes a well-framed unknown section) must come with a warning and round-trip.
+//!   back 1. A corrupted *section length* that is accepted must round-trip, and come with a
+//!   warning (a `TCRV` body of zeros cut short exposes a well-framed unknown section) unless the
+//!   new length frames a valid file: a `TCRV` body (any length) that now ends where a later
+//!   section starts writes back to exactly the corrupted bytes, and a `TDTL` or `EROS` grown over
+//!   the sections after it reads as the original's metadata (bytes past a known layout are
+//!   ignored, SPEC §1.4).
 //! - **Refusal required**: a changed `PRMS` version, or a changed record count of `TOWN`, `WBTB`,
 //!   `RIVR`, `ROAD` or `DIAL` (their version unchanged), is always refused.
 //!
@@ -88,6 +92,22 @@ fn must_refuse(tag: &str) -> &'static [(usize, usize)] {
     }
 }
 
+/// Whether `file`'s section at `r` is a `TDTL` or `EROS` whose payload grew past the original's
+/// and still reads as the original's metadata: SPEC §1.4 reads a known version by its layout and
+/// ignores the bytes past it.
+fn read_by_layout(r: &Region, file: &[u8], bp: &Blueprint) -> bool {
+    let payload = |bytes: &[u8]| {
+        list_sections(bytes).ok()?.into_iter().find(|s| s.offset as usize == r.head).map(|s| s.payload_bytes)
+    };
+    let grew = matches!((payload(file), payload(original())), (Some(now), Some(was)) if now > was);
+    let orig = read_bytes(original()).expect("the original reads");
+    grew && match r.tag.as_str() {
+        "TDTL" => bp.detail == orig.detail,
+        "EROS" => bp.erosion == orig.erosion,
+        _ => false,
+    }
+}
+
 /// Judge reading `file`, which differs from the original only inside `r`, by the module's rule.
 fn judge(r: &Region, file: &[u8]) -> Result<(), String> {
     let orig = original();
@@ -139,8 +159,15 @@ fn judge(r: &Region, file: &[u8]) -> Result<(), String> {
             }
             if r.in_header && r.tag != "header" {
                 let again = read_bytes(&written).map_err(|e| format!("{ctx}: the rewrite is refused: {e}"))?;
-                if bp.warnings.is_empty() || to_bytes(&again).ok().as_deref() != Some(&written[..]) {
-                    return fail("a changed length gave no warning or does not round-trip");
+                if to_bytes(&again).ok().as_deref() != Some(&written[..]) {
+                    return fail("a changed length does not round-trip");
+                }
+                // Silently accepted only where the new length frames a valid file: a `TCRV` body
+                // (kept as read, any length) that now ends where a later section starts writes
+                // back exactly; a `TDTL` or `EROS` payload grown over the sections after it is read
+                // by its version's layout, the rest ignored (SPEC §1.4).
+                if bp.warnings.is_empty() && written != canonical(file) && !read_by_layout(r, file, &bp) {
+                    return fail("a changed length gave no warning and does not write back to the corrupted bytes");
                 }
                 return Ok(());
             }
