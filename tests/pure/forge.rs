@@ -328,9 +328,30 @@ fn assert_river_rules(on: &blueprint::Blueprint, off: &blueprint::Blueprint) -> 
             wet += 1;
         }
         assert!(wet * 2 > r.course.len(), "body {}: most of the course is its own water", r.body_id);
+        let least_m = if r.order > 1 { 0.5 } else { 1.0 } * net.dials.min_length_m;
+        assert!(r.length_m >= least_m, "body {} (order {}): {} m, under {least_m} m", r.body_id, r.order, r.length_m);
+        assert_widths_follow_the_drained_area(r, net.dials.width_scale, on.params.metres_per_pixel);
         lengths.push(r.length_m);
     }
     lengths
+}
+
+/// SPEC §2 "Carve", read from a river's `RIVR` record alone: the half-width is `(4 + 12·s) m`
+/// times the width scale, at least 1.5 pixels, with `s = √(drained km²)` held under 2; the drained
+/// area, recovered from each point's discharge (area × 6.3e-8 m/s), never shrinks downstream.
+fn assert_widths_follow_the_drained_area(r: &blueprint::River, width_scale: f32, mpp: f32) {
+    let mut last_q = 0f32;
+    for p in &r.course {
+        let (body, x, y) = (r.body_id, p.x, p.y);
+        assert!(p.discharge_m3s >= last_q, "body {body} at ({x}, {y}): the drained area shrinks downstream");
+        last_q = p.discharge_m3s;
+        let km2 = p.discharge_m3s as f64 / 6.3e-8 / 1e6;
+        let s = km2.sqrt().min(2.0);
+        let half_m = ((4.0 + 12.0 * s) * width_scale as f64).max(1.5 * mpp as f64);
+        let want = 2.0 * half_m;
+        let got = p.width_m as f64;
+        assert!((got - want).abs() <= 1e-4 * want, "body {body} at ({x}, {y}): {got} m wide, want {want} m (s = {s})");
+    }
 }
 
 /// SPEC §2 rivers, on a synthetic island: a slope from 150 m down into the sea with a valley and a
@@ -370,7 +391,8 @@ fn river_rules_hold_on_a_synthetic_slope() {
         .towns(towns.clone())
         .build();
     let mut on = off.clone();
-    let dials = RiverDials { min_length_m: 200.0, ..RiverDials::default() };
+    // A width scale other than 1, so the record's widths show that it is applied.
+    let dials = RiverDials { min_length_m: 200.0, width_scale: 1.5, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: Some(&crater) };
     let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
     assert!(stats.carved_pixels > 0 && stats.wet_pixels > 0, "{stats:?}");
@@ -383,6 +405,51 @@ fn river_rules_hold_on_a_synthetic_slope() {
         run(&dials, &inp, &mut again.heights_raw, again.water.as_mut().unwrap(), &mut again.biomes).unwrap();
     again.rivers = Some(net2);
     assert_eq!(blueprint::to_bytes(&on).unwrap(), blueprint::to_bytes(&again).unwrap());
+}
+
+/// SPEC §2 "Drainage": a filled depression at least 2 m deep and `endorheicMinArea` large
+/// reverts to the real surface as a terminal basin; shallower or smaller ones stay filled. A
+/// plateau tilted gently toward the sea holds three bowls: one 6 m deep and 12 px across
+/// (452 px, the dial's 0.004 of the map is 66 px), one as wide but 1.5 m deep, one as deep but
+/// 3 px across (29 px). Only the first is a terminal basin; the river stage's own figures say so.
+#[test]
+fn only_a_deep_and_wide_depression_is_a_terminal_basin() {
+    use forge::rivers::{Inputs, RiverDials, run};
+    let n = 128usize;
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, 251.0f32, 4.0f32);
+    let bowls = [([40.0f32, 64.0f32], 12.0f32, 6.0f32), ([40.0, 22.0], 12.0, 1.5), ([40.0, 106.0], 3.0, 6.0)];
+    let ground_m = |x: usize, y: usize| {
+        // A plateau at 60 m falling 0.05 m a pixel toward +x, then a cliff into the sea.
+        let mut e = if x < 80 { 60.0 - 0.05 * x as f32 } else { 56.0 - 4.0 * (x - 79) as f32 };
+        for ([cx, cy], r, depth) in bowls {
+            let d2 = ((x as f32 - cx).powi(2) + (y as f32 - cy).powi(2)) / (r * r);
+            e -= depth * (1.0 - d2).max(0.0);
+        }
+        e
+    };
+    let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
+    let ocean = blueprint::WaterBody {
+        id: OCEAN_BODY_ID,
+        kind: blueprint::WaterType::Ocean,
+        salinity: blueprint::Salinity::Salt,
+        surface_level_raw: sea,
+        pixel_count: h.iter().filter(|&&v| v < sea).count() as i32,
+        centroid_x: 120.0,
+        centroid_y: 64.0,
+    };
+    let mut bp = IslandBuilder::new(n as u32, h)
+        .seed(1)
+        .sea_level_raw(sea)
+        .metres_per_raw(mpr)
+        .metres_per_pixel(mpp)
+        .ocean_below_sea(vec![ocean])
+        .build();
+    let dials = RiverDials::default();
+    assert!((dials.endorheic_min_area * (n * n) as f32) < 100.0, "the wide bowls are above the dial");
+    let inp = Inputs { n, sea, mpr, mpp, towns: &[], crater: None };
+    let (_, stats) = run(&dials, &inp, &mut bp.heights_raw, bp.water.as_mut().unwrap(), &mut bp.biomes).unwrap();
+    assert_eq!(stats.terminal_basins, 1, "{stats:?}");
+    assert!(stats.depressions_filled >= 2, "the shallow and the narrow bowl are filled: {stats:?}");
 }
 
 /// SPEC §2 rivers on the default island: at least three rivers of 1 km or more from the highland
