@@ -396,6 +396,9 @@ fn river_rules_hold_on_a_synthetic_slope() {
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: Some(&crater) };
     let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
     assert!(stats.carved_pixels > 0 && stats.wet_pixels > 0, "{stats:?}");
+    // The stage's log figure for the deepest cut is the deepest the map was cut.
+    let deepest_m = off.heights_raw.iter().zip(&on.heights_raw).map(|(a, b)| (a - b) * mpr).fold(0f32, f32::max);
+    assert!((stats.max_cut_m - deepest_m).abs() <= 1e-3, "logged {} m, cut {deepest_m} m", stats.max_cut_m);
     on.rivers = Some(net);
     let lengths = assert_river_rules(&on, &off);
     assert!(lengths.iter().any(|&l| l >= 400.0), "the valley's river runs most of the slope: {lengths:?}");

@@ -175,15 +175,7 @@ fn consistent(st: &Stage<'_>, ids: &[u16], cells: &[usize], bed: &[f32], surface
 /// the rim inside the half-width, a smoothstep shoulder back to the terrain out to twice it that
 /// never lowers a column by more than the channel's rim-to-bed depth, tapered by the same
 /// smoothstep (so a river falling down a riser cuts a chute, not a notch).
-pub(super) fn carve(
-    st: &Stage<'_>,
-    render: &mut [f32],
-    ids: &[u16],
-    c: &Carved,
-    k: u32,
-    ch: &mut Channels,
-    stats: &mut RiverStats,
-) {
+pub(super) fn carve(st: &Stage<'_>, render: &mut [f32], ids: &[u16], c: &Carved, k: u32, ch: &mut Channels) {
     let (inp, protected) = (st.inp, &st.protected);
     let n = inp.n;
     for (i, &cell) in c.cells.iter().enumerate() {
@@ -222,8 +214,7 @@ pub(super) fn carve(
                 let target = target.max(c.bed[i]);
                 if target < old {
                     render[j] = target;
-                    stats.carved_pixels += 1;
-                    stats.max_cut_m = stats.max_cut_m.max((old - target) * inp.mpr);
+                    ch.cut_from.entry(j as u32).or_insert(old);
                 }
                 if r <= hw && (ch.owner[j] == 0 || (ch.owner[j] == k && r < ch.r[j])) {
                     ch.owner[j] = k;

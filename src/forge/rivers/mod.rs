@@ -54,7 +54,7 @@ use crate::blueprint::{
     Biome, OCEAN_BODY_ID, River, RiverDialsMeta, RiverNetwork, RiverPoint, Salinity, Water, WaterBody, WaterType,
     water_level,
 };
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 // Neighbour order is fixed (`grid`): it is the deterministic tie-break everywhere below.
 use super::grid::{Connectivity, DIST, DX, DY, LeastCost, Step, flood_region, is_border, neighbours8, priority_flood};
@@ -184,6 +184,9 @@ struct Channels {
     owner: Vec<u32>,
     point: Vec<u32>,
     r: Vec<f32>,
+    /// Every pixel the carve lowered, with its height before the stage: the log's carved pixels
+    /// and deepest cut are the map's, however many channel points cut one pixel.
+    cut_from: HashMap<u32, f32>,
 }
 
 /// Each river's wet pixels: their count and the sums of their X and Y (for the centroid).
@@ -243,7 +246,12 @@ fn carve_all(
     let n = st.inp.n;
     let last_id = water.bodies.as_ref().and_then(|b| b.iter().map(|b| b.id).max()).unwrap_or(OCEAN_BODY_ID);
     let next_id = last_id.max(OCEAN_BODY_ID).saturating_add(1);
-    let mut ch = Channels { owner: vec![0u32; n * n], point: vec![0u32; n * n], r: vec![f32::INFINITY; n * n] };
+    let mut ch = Channels {
+        owner: vec![0u32; n * n],
+        point: vec![0u32; n * n],
+        r: vec![f32::INFINITY; n * n],
+        cut_from: HashMap::new(),
+    };
     let mut carved: Vec<Carved> = Vec::new();
     let mut plan_to_carved: Vec<Option<usize>> = vec![None; plans.len()];
     for (pi, p) in plans.iter().enumerate() {
@@ -258,10 +266,12 @@ fn carve_all(
         }
         c.body_id = next_id + carved.len() as u16;
         let k = carved.len() as u32 + 1;
-        carve(st, render, &water.body_ids, &c, k, &mut ch, stats);
+        carve(st, render, &water.body_ids, &c, k, &mut ch);
         plan_to_carved[pi] = Some(carved.len());
         carved.push(c);
     }
+    stats.carved_pixels = ch.cut_from.len() as u64;
+    stats.max_cut_m = ch.cut_from.iter().map(|(&j, &h)| (h - render[j as usize]) * st.inp.mpr).fold(0.0, f32::max);
     (carved, ch)
 }
 
@@ -276,8 +286,8 @@ fn wet_channels(
     ch: Channels,
 ) -> Wet {
     let n = st.inp.n;
-    let Channels { owner, point, r } = ch;
-    drop(r);
+    let Channels { owner, point, r, cut_from } = ch;
+    drop((r, cut_from));
     let surface = water.surface.get_or_insert_with(|| vec![water_level::NO_WATER; n * n]);
     let mut wet = Wet { pixels: vec![0u64; carved.len()], sums: vec![(0f64, 0f64); carved.len()] };
     for i in 0..n * n {
