@@ -305,6 +305,21 @@ fn assert_river_rules(on: &blueprint::Blueprint, off: &blueprint::Blueprint) -> 
         let i = (t.x.round() as usize).min(n - 1) * n + (t.y.round() as usize).min(n - 1);
         assert_eq!(w_on.body_ids[i], 0, "town at ({}, {}) on water", t.x, t.y);
     }
+    // SPEC §2 "Plan": at most `trunks` main rivers to the ocean, `lakeRivers` to lakes, and
+    // `tributaries` branches on each main river.
+    let mains_into =
+        |ocean: bool| net.rivers.iter().filter(|r| r.order == 1 && (r.mouth_body_id == OCEAN_BODY_ID) == ocean).count();
+    assert!(
+        mains_into(true) <= net.dials.trunks as usize,
+        "{} trunks, the dial {}",
+        mains_into(true),
+        net.dials.trunks
+    );
+    assert!(mains_into(false) <= net.dials.lake_rivers as usize, "{} lake rivers", mains_into(false));
+    for main in net.rivers.iter().filter(|r| r.order == 1) {
+        let branches = net.rivers.iter().filter(|r| r.order > 1 && r.mouth_body_id == main.body_id).count();
+        assert!(branches <= net.dials.tributaries as usize, "body {}: {branches} tributaries", main.body_id);
+    }
     let surface = w_on.surface.as_ref().unwrap();
     let min_depth = net.dials.min_depth_m / on.params.metres_per_raw;
     let mut lengths = Vec::new();
@@ -396,6 +411,9 @@ fn river_rules_hold_on_a_synthetic_slope() {
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: Some(&crater) };
     let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
     assert!(stats.carved_pixels > 0 && stats.wet_pixels > 0, "{stats:?}");
+    // The stage's log figures count the network it wrote.
+    assert_eq!(stats.rivers, net.rivers.len(), "{stats:?}");
+    assert_eq!(stats.tributaries, net.rivers.iter().filter(|r| r.order > 1).count(), "{stats:?}");
     // The stage's log figure for the deepest cut is the deepest the map was cut.
     let deepest_m = off.heights_raw.iter().zip(&on.heights_raw).map(|(a, b)| (a - b) * mpr).fold(0f32, f32::max);
     assert!((stats.max_cut_m - deepest_m).abs() <= 1e-3, "logged {} m, cut {deepest_m} m", stats.max_cut_m);
