@@ -369,6 +369,19 @@ fn assert_widths_follow_the_drained_area(r: &blueprint::River, width_scale: f32,
     }
 }
 
+/// The ocean's record for a synthetic island: every pixel of `h` below `sea`.
+fn ocean_below(h: &[f32], sea: f32, [centroid_x, centroid_y]: [f32; 2]) -> blueprint::WaterBody {
+    blueprint::WaterBody {
+        id: OCEAN_BODY_ID,
+        kind: blueprint::WaterType::Ocean,
+        salinity: blueprint::Salinity::Salt,
+        surface_level_raw: sea,
+        pixel_count: h.iter().filter(|&&v| v < sea).count() as i32,
+        centroid_x,
+        centroid_y,
+    }
+}
+
 /// SPEC §2 rivers, on a synthetic island: a slope from 150 m down into the sea with a valley and a
 /// town beside it, a crater on the slope; forged by the river stage alone, every guard holds.
 #[test]
@@ -385,15 +398,7 @@ fn river_rules_hold_on_a_synthetic_slope() {
             h[x * n + y] = sea + e_m / mpr;
         }
     }
-    let ocean = blueprint::WaterBody {
-        id: OCEAN_BODY_ID,
-        kind: blueprint::WaterType::Ocean,
-        salinity: blueprint::Salinity::Salt,
-        surface_level_raw: sea,
-        pixel_count: h.iter().filter(|&&v| v < sea).count() as i32,
-        centroid_x: 170.0,
-        centroid_y: 96.0,
-    };
+    let ocean = ocean_below(&h, sea, [170.0, 96.0]);
     let towns = vec![blueprint::Town { x: 60.0, y: 60.0, tier: blueprint::TownTier::City, is_highway_node: true }];
     let crater = forge::Crater { x: 40.0, y: 150.0, radius_px: 12.0 };
     let off = IslandBuilder::new(n as u32, h)
@@ -449,15 +454,7 @@ fn only_a_deep_and_wide_depression_is_a_terminal_basin() {
         e
     };
     let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
-    let ocean = blueprint::WaterBody {
-        id: OCEAN_BODY_ID,
-        kind: blueprint::WaterType::Ocean,
-        salinity: blueprint::Salinity::Salt,
-        surface_level_raw: sea,
-        pixel_count: h.iter().filter(|&&v| v < sea).count() as i32,
-        centroid_x: 120.0,
-        centroid_y: 64.0,
-    };
+    let ocean = ocean_below(&h, sea, [120.0, 64.0]);
     let mut bp = IslandBuilder::new(n as u32, h)
         .seed(1)
         .sea_level_raw(sea)
