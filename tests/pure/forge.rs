@@ -470,6 +470,163 @@ fn only_a_deep_and_wide_depression_is_a_terminal_basin() {
     assert!(stats.depressions_filled >= 2, "the shallow and the narrow bowl are filled: {stats:?}");
 }
 
+/// SPEC §2 "Plan" and "Carve": stems and routes keep clear of the towns' grounds (N/128 pixels
+/// around each, at least 3, plus a channel's width), and the carve does not touch that ground. On a
+/// 1024² map of 16 m pixels the ground (8 px) is wider than the margin the plan grows around it
+/// for a channel (4 px), so a ground lost or shrunk shows. A slope falls 170 m to the sea down a
+/// meandering valley 200 px wide between ridges; a town stands on its floor, 500 px above the
+/// mouth, where the valley's river would run.
+#[test]
+fn rivers_keep_off_a_towns_ground_in_their_valley() {
+    use forge::rivers::{Inputs, RiverDials, run};
+    let n = 1024usize;
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, 251.0f32, 16.0f32);
+    let valley_y = |x: f32| n as f32 / 2.0 + 60.0 * (x / 160.0).sin();
+    let mut h = vec![0f32; n * n];
+    for x in 0..n {
+        for y in 0..n {
+            // Ridges 100 px either side of the floor keep the valley's own flow the longest.
+            let side = (y as f32 - valley_y(x as f32)).abs();
+            let ridge = 0.3 * side.min(100.0) - 0.5 * (side - 100.0).max(0.0);
+            let e_m = 150.0 - 170.0 * x as f32 / (n - 1) as f32 + ridge + 0.2 * ((x * 7 + y * 13) % 5) as f32 / 5.0;
+            h[x * n + y] = sea + e_m / mpr;
+        }
+    }
+    let ocean = ocean_below(&h, sea, [1000.0, 512.0]);
+    let town_x = 400.0f32;
+    let towns = vec![blueprint::Town {
+        x: town_x,
+        y: valley_y(town_x).round(),
+        tier: blueprint::TownTier::Town,
+        is_highway_node: false,
+    }];
+    let off = IslandBuilder::new(n as u32, h)
+        .seed(1)
+        .sea_level_raw(sea)
+        .metres_per_raw(mpr)
+        .metres_per_pixel(mpp)
+        .ocean_below_sea(vec![ocean])
+        .towns(towns.clone())
+        .build();
+    let mut on = off.clone();
+    let dials = RiverDials::default();
+    let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: None };
+    let (net, _) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
+    let ground_px = (n as f32 / 128.0).max(3.0);
+    let t = &towns[0];
+    // The ground itself: not cut, not wet.
+    let w = on.water.as_ref().unwrap();
+    for x in 0..n {
+        for y in 0..n {
+            let (dx, dy) = (x as f32 - t.x, y as f32 - t.y);
+            if dx * dx + dy * dy <= ground_px * ground_px {
+                let i = x * n + y;
+                assert_eq!(
+                    on.heights_raw[i].to_bits(),
+                    off.heights_raw[i].to_bits(),
+                    "the town's ground cut at ({x}, {y})"
+                );
+                assert_eq!(w.body_ids[i], 0, "the town's ground wet at ({x}, {y})");
+            }
+        }
+    }
+    // Every course point keeps the ground and its own half-width away; and a river does come by
+    // (within another ground's width of that), so the rule was put to the test.
+    let mut nearest = f32::INFINITY;
+    for r in &net.rivers {
+        for p in &r.course {
+            let d = ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt();
+            let keep = ground_px + p.width_m / 2.0 / mpp;
+            assert!(d >= keep, "body {} at ({}, {}): {d} px from the town, under {keep} px", r.body_id, p.x, p.y);
+            nearest = nearest.min(d - keep);
+        }
+    }
+    assert!(nearest < ground_px, "no river came by the town: the nearest is {nearest} px beyond its ground");
+    on.rivers = Some(net);
+    assert_river_rules(&on, &off);
+}
+
+/// SPEC §2 "Drainage" and "Plan": a lake a river cannot leave ends it, and at most `lakeRivers`
+/// main rivers end in lakes. A slope falls 60 m to the sea with three valleys, each running into a
+/// lake: two lakes of 452 px halfway down (over `endorheicMinArea`, 262 px here) and a small one
+/// by the shore standing 0.8 m above the sea (under the 1.1 m of a river's least bed and depth
+/// above it, so no river could leave it). With `lakeRivers` 2, two main rivers end in lakes, the
+/// low lake's among them (its valley drains the most); the others reach the sea.
+#[test]
+fn lakes_a_river_cannot_leave_end_it_and_lake_rivers_are_limited() {
+    use forge::rivers::{Inputs, RiverDials, run};
+    let n = 256usize;
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, 251.0f32, 4.0f32);
+    // (centre, radius px, level m above the sea); body ids 2, 3, 4.
+    let lakes = [([120.0f32, 48.0f32], 12.0f32, 27.0f32), ([120.0, 128.0], 12.0, 27.0), ([228.0, 208.0], 5.0, 0.8)];
+    let lake_at = |x: usize, y: usize| {
+        lakes.iter().position(|&([cx, cy], r, _)| (x as f32 - cx).powi(2) + (y as f32 - cy).powi(2) <= r * r)
+    };
+    let ground_m = |x: usize, y: usize| {
+        if x >= 236 {
+            return -1.0 - 0.5 * (x - 236) as f32;
+        }
+        if let Some(k) = lake_at(x, y) {
+            let ([cx, cy], r, level) = lakes[k];
+            let d2 = ((x as f32 - cx).powi(2) + (y as f32 - cy).powi(2)) / (r * r);
+            return level - 0.2 - (1.0 - d2);
+        }
+        let side = [48.0f32, 128.0, 208.0].iter().map(|&v| (y as f32 - v).abs()).fold(f32::INFINITY, f32::min);
+        60.0 - 0.25 * x as f32 + 0.2 * side + ((x * 7 + y * 13) % 5) as f32 / 5.0
+    };
+    let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
+    let ocean = ocean_below(&h, sea, [246.0, 128.0]);
+    let mut bodies = vec![ocean];
+    let mut off = IslandBuilder::new(n as u32, h)
+        .seed(1)
+        .sea_level_raw(sea)
+        .metres_per_raw(mpr)
+        .metres_per_pixel(mpp)
+        .ocean_below_sea(vec![])
+        .towns(vec![])
+        .build();
+    let w = off.water.as_mut().unwrap();
+    for (k, &([cx, cy], _, level_m)) in lakes.iter().enumerate() {
+        let id = k as u16 + 2;
+        let level = sea + level_m / mpr;
+        let mut count = 0;
+        for i in 0..n * n {
+            if lake_at(i / n, i % n) == Some(k) {
+                w.body_ids[i] = id;
+                w.surface.as_mut().unwrap()[i] = water_level::encode(level);
+                off.biomes[i] = blueprint::Biome::Lake as u8;
+                count += 1;
+            }
+        }
+        bodies.push(blueprint::WaterBody {
+            id,
+            kind: blueprint::WaterType::Lake,
+            salinity: blueprint::Salinity::Fresh,
+            surface_level_raw: level,
+            pixel_count: count,
+            centroid_x: cx,
+            centroid_y: cy,
+        });
+    }
+    w.bodies = Some(bodies);
+    let mut on = off.clone();
+    let dials = RiverDials { lake_rivers: 2, min_length_m: 200.0, ..RiverDials::default() };
+    assert!(((dials.endorheic_min_area * (n * n) as f32) as i32) < 452, "the two high lakes are over the dial");
+    let inp = Inputs { n, sea, mpr, mpp, towns: &[], crater: None };
+    let (net, _) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
+    let mouths: Vec<u16> = net.rivers.iter().filter(|r| r.order == 1).map(|r| r.mouth_body_id).collect();
+    let into_lakes = mouths.iter().filter(|&&m| m != OCEAN_BODY_ID).count();
+    assert_eq!(into_lakes, 2, "main rivers into lakes, the dial 2 and three lakes fed: mouths {mouths:?}");
+    assert!(mouths.contains(&4), "the low lake ends the river of its valley: mouths {mouths:?}");
+    // No course runs on through the low lake: a river that reaches it ends there.
+    for r in &net.rivers {
+        let inside = r.course.iter().filter(|p| lake_at(p.x as usize, p.y as usize) == Some(2)).count();
+        assert!(inside <= 1, "body {} crosses the low lake ({inside} course points in it)", r.body_id);
+    }
+    on.rivers = Some(net);
+    assert_river_rules(&on, &off);
+}
+
 /// SPEC §2 rivers on the default island: at least three rivers of 1 km or more from the highland
 /// (their sources at least 100 m above sea) to the sea or a lake, and every guard holds against
 /// the island forged with rivers off.
