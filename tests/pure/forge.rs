@@ -369,6 +369,37 @@ fn assert_widths_follow_the_drained_area(r: &blueprint::River, width_scale: f32,
     }
 }
 
+/// SPEC §2 "Carve", the channel's depth: `(1 + 3·s) m × depthScale` (at least the minimum depth
+/// + 0.1 m), with the bed that far under the ground and the level `0.6 ×` the depth (at least the
+/// minimum depth) over the bed. Read at the course points of each river's own water, where the
+/// channel's centre is its bed: the medians of cut over depth and of water over its share (pools,
+/// the bed's least fall, the level's envelope and the WSRF grid move single points).
+fn channel_depth_medians(on: &blueprint::Blueprint, off: &blueprint::Blueprint, depth_scale: f32) -> (f32, f32) {
+    let (n, mpr) = (on.n(), on.params.metres_per_raw);
+    let net = on.rivers.as_ref().unwrap();
+    let w = on.water.as_ref().unwrap();
+    let min_depth_m = net.dials.min_depth_m;
+    let (mut cut, mut water) = (Vec::new(), Vec::new());
+    for r in &net.rivers {
+        for p in &r.course {
+            let i = p.x as usize * n + p.y as usize;
+            if w.body_ids[i] != r.body_id {
+                continue;
+            }
+            let s = (p.discharge_m3s as f64 / 6.3e-8 / 1e6).sqrt().min(2.0) as f32;
+            let depth_m = ((1.0 + 3.0 * s) * depth_scale).max(min_depth_m + 0.1);
+            let level = water_level::decode(w.surface.as_ref().unwrap()[i]).unwrap();
+            cut.push((off.heights_raw[i] - on.heights_raw[i]) * mpr / depth_m);
+            water.push((level - on.heights_raw[i]) * mpr / (0.6 * depth_m).max(min_depth_m));
+        }
+    }
+    let median = |mut v: Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(cut), median(water))
+}
+
 /// The ocean's record for a synthetic island: every pixel of `h` below `sea`.
 fn ocean_below(h: &[f32], sea: f32, [centroid_x, centroid_y]: [f32; 2]) -> blueprint::WaterBody {
     blueprint::WaterBody {
@@ -412,7 +443,7 @@ fn river_rules_hold_on_a_synthetic_slope() {
         .build();
     let mut on = off.clone();
     // A width scale other than 1, so the record's widths show that it is applied.
-    let dials = RiverDials { min_length_m: 200.0, width_scale: 1.5, ..RiverDials::default() };
+    let dials = RiverDials { min_length_m: 200.0, width_scale: 1.5, depth_scale: 1.5, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: Some(&crater) };
     let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
     assert!(stats.carved_pixels > 0 && stats.wet_pixels > 0, "{stats:?}");
@@ -424,6 +455,10 @@ fn river_rules_hold_on_a_synthetic_slope() {
     assert!((stats.max_cut_m - deepest_m).abs() <= 1e-3, "logged {} m, cut {deepest_m} m", stats.max_cut_m);
     on.rivers = Some(net);
     let lengths = assert_river_rules(&on, &off);
+    // At 1.5 × the depth. On this steep slope (0.9 m a pixel) the channels of the points
+    // downstream cut a point's centre a little under its bed: 1.16 and 1.26 measured.
+    let (cut, water) = channel_depth_medians(&on, &off, dials.depth_scale);
+    assert!((0.9..=1.35).contains(&cut) && (0.9..=1.35).contains(&water), "depth medians {cut}, {water}");
     assert!(lengths.iter().any(|&l| l >= 400.0), "the valley's river runs most of the slope: {lengths:?}");
     // Deterministic: the same input gives the same network and maps.
     let mut again = off.clone();
@@ -509,9 +544,9 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
         .towns(towns.clone())
         .build();
     let mut on = off.clone();
-    let dials = RiverDials::default();
+    let dials = RiverDials { depth_scale: 0.05, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: None };
-    let (net, _) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
+    let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
     let ground_px = (n as f32 / 128.0).max(3.0);
     let t = &towns[0];
     // The ground itself: not cut, not wet.
@@ -542,8 +577,14 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
         }
     }
     assert!(nearest < ground_px, "no river came by the town: the nearest is {nearest} px beyond its ground");
+    // The log's tributary count is the network's, and there are tributaries to count.
+    let tributaries = net.rivers.iter().filter(|r| r.order > 1).count();
+    assert!(tributaries > 0 && stats.tributaries == tributaries, "{stats:?}: {tributaries} tributaries");
     on.rivers = Some(net);
     assert_river_rules(&on, &off);
+    // At 0.05 × the depth, the floor (the minimum depth + 0.1 m) sets every channel's depth.
+    let (cut, water) = channel_depth_medians(&on, &off, dials.depth_scale);
+    assert!((0.95..=1.1).contains(&cut) && (0.95..=1.1).contains(&water), "depth medians {cut}, {water}");
 }
 
 /// SPEC §2 "Drainage" and "Plan": a lake a river cannot leave ends it, and at most `lakeRivers`
