@@ -346,8 +346,25 @@ fn assert_river_rules(on: &blueprint::Blueprint, off: &blueprint::Blueprint) -> 
         let least_m = if r.order > 1 { 0.5 } else { 1.0 } * net.dials.min_length_m;
         assert!(r.length_m >= least_m, "body {} (order {}): {} m, under {least_m} m", r.body_id, r.order, r.length_m);
         assert_widths_follow_the_drained_area(r, net.dials.width_scale, on.params.metres_per_pixel);
+        // The mouth lies beside what the river flows into: the sea's or a lake's pixels, or the
+        // channel of the river it joins (out to that river's shoulders, its width from a point).
+        let reach = match net.rivers.iter().find(|j| j.body_id == r.mouth_body_id) {
+            Some(j) => j.course.iter().map(|p| p.width_m).fold(0f32, f32::max) / on.params.metres_per_pixel + 1.5,
+            None => 1.5,
+        };
+        let [mx, my] = r.mouth;
+        let k = reach.ceil() as i64;
+        let beside = (-k..=k).flat_map(|dx| (-k..=k).map(move |dy| (dx, dy))).any(|(dx, dy)| {
+            let (x, y) = (mx as i64 + dx, my as i64 + dy);
+            let inside = (0..n as i64).contains(&x) && (0..n as i64).contains(&y);
+            inside
+                && ((dx * dx + dy * dy) as f32) <= reach * reach
+                && w_on.body_ids[x as usize * n + y as usize] == r.mouth_body_id
+        });
+        assert!(beside, "body {}: its mouth ({mx}, {my}) is not beside body {}", r.body_id, r.mouth_body_id);
         lengths.push(r.length_m);
     }
+    assert_channel_profile(on);
     lengths
 }
 
@@ -367,6 +384,39 @@ fn assert_widths_follow_the_drained_area(r: &blueprint::River, width_scale: f32,
         let got = p.width_m as f64;
         assert!((got - want).abs() <= 1e-4 * want, "body {body} at ({x}, {y}): {got} m wide, want {want} m (s = {s})");
     }
+}
+
+/// SPEC §2 "Carve", the channel's cross-section: a parabola from the bed up to a rim one depth
+/// over it within the half-width, with the water at 0.6 of the depth. So the inner half of the
+/// half-width is under water (the parabola stands at a quarter of the depth there): at least
+/// 95 % of those pixels are wet, where the half-width is 2 pixels or more.
+fn assert_channel_profile(on: &blueprint::Blueprint) {
+    let (n, mpp) = (on.n(), on.params.metres_per_pixel);
+    let net = on.rivers.as_ref().unwrap();
+    let w = on.water.as_ref().unwrap();
+    let (mut inner, mut inner_wet) = (0usize, 0usize);
+    for r in &net.rivers {
+        for p in &r.course {
+            let c = p.x as usize * n + p.y as usize;
+            let hw = p.width_m / 2.0 / mpp;
+            let k = (0.5 * hw).ceil() as i64;
+            for dx in -k..=k {
+                for dy in -k..=k {
+                    let (x, y) = (p.x as i64 + dx, p.y as i64 + dy);
+                    if !(0..n as i64).contains(&x) || !(0..n as i64).contains(&y) {
+                        continue;
+                    }
+                    let i = x as usize * n + y as usize;
+                    let d = ((dx * dx + dy * dy) as f32).sqrt();
+                    if w.body_ids[c] == r.body_id && hw >= 2.0 && d <= 0.5 * hw {
+                        inner += 1;
+                        inner_wet += (w.body_ids[i] != 0) as usize;
+                    }
+                }
+            }
+        }
+    }
+    assert!(inner_wet as f64 >= 0.95 * inner as f64, "{inner_wet} of {inner} pixels in the channels' inner half wet");
 }
 
 /// SPEC §2 "Carve", the channel's depth: `(1 + 3·s) m × depthScale` (at least the minimum depth
