@@ -637,6 +637,73 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
     assert!((0.95..=1.1).contains(&cut) && (0.95..=1.1).contains(&water), "depth medians {cut}, {water}");
 }
 
+/// SPEC §2 "Plan": below its mountain exit a main river is re-routed to its body by the
+/// least-cost path, and routes, like stems, keep clear of the towns' grounds. On a 256² slope
+/// of 4 m pixels a valley falls steeply (8 %) to its exit, then gently (1.7 %) to the sea; beside
+/// it, over a 2.4 m ridge, lies a plain at most 2 m above the sea. The route must leave the
+/// valley for the plain (its cost is the elevation it runs at; the climb costs 120, the valley's
+/// floor about a thousand more), and pass by a town standing on the plain's trough.
+#[test]
+fn a_rivers_lowland_route_keeps_off_a_towns_ground() {
+    use forge::rivers::{Inputs, RiverDials, run};
+    let n = 256usize;
+    let (sea, mpr, mpp) = (SEA_LEVEL_RAW, 251.0f32, 4.0f32);
+    let ground_m = |x: usize, y: usize| {
+        let (xf, yf) = (x as f32, y as f32);
+        if x >= 236 {
+            return -1.0 - 0.5 * (xf - 236.0);
+        }
+        let floor = if x < 60 { 12.0 + 0.32 * (60.0 - xf) } else { 12.0 * (236.0 - xf) / 176.0 };
+        let side = (yf - 128.0).abs();
+        if x < 60 {
+            return floor + side;
+        }
+        if y < 136 {
+            return floor + 0.3 * side;
+        }
+        if y < 140 {
+            return floor + 2.4;
+        }
+        2.0 * (236.0 - xf) / 176.0 + 0.02 * (yf - 170.0).abs()
+    };
+    let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
+    let ocean = ocean_below(&h, sea, [246.0, 128.0]);
+    let towns =
+        vec![blueprint::Town { x: 120.0, y: 170.0, tier: blueprint::TownTier::Village, is_highway_node: false }];
+    let off = IslandBuilder::new(n as u32, h)
+        .seed(1)
+        .sea_level_raw(sea)
+        .metres_per_raw(mpr)
+        .metres_per_pixel(mpp)
+        .ocean_below_sea(vec![ocean])
+        .towns(towns.clone())
+        .build();
+    let mut on = off.clone();
+    let dials = RiverDials { min_length_m: 200.0, ..RiverDials::default() };
+    let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: None };
+    let (net, _) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
+    let t = &towns[0];
+    let ground_px = (n as f32 / 128.0).max(3.0);
+    // The valley's river (from the upland) runs to the sea over the plain: below the exit,
+    // most of its course is on the plain (a route along the valley floor runs 2–12 m up).
+    let valley = net.rivers.iter().find(|r| r.order == 1 && r.source[0] < 60.0).expect("the valley's river");
+    let lowland: Vec<_> = valley.course.iter().filter(|p| p.x >= 70.0).collect();
+    let on_plain = lowland.iter().filter(|p| p.y >= 140.0).count();
+    assert!(on_plain * 4 >= lowland.len() * 3, "{on_plain} of {} lowland points on the plain", lowland.len());
+    let nearest =
+        valley.course.iter().map(|p| ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt()).fold(f32::MAX, f32::min);
+    assert!(nearest < 20.0, "the route passes the town {nearest} px away");
+    for r in &net.rivers {
+        for p in &r.course {
+            let d = ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt();
+            let keep = ground_px + p.width_m / 2.0 / mpp;
+            assert!(d >= keep, "body {} at ({}, {}): {d} px from the town, under {keep} px", r.body_id, p.x, p.y);
+        }
+    }
+    on.rivers = Some(net);
+    assert_river_rules(&on, &off);
+}
+
 /// SPEC §2 "Drainage" and "Plan": a lake a river cannot leave ends it, and at most `lakeRivers`
 /// main rivers end in lakes. A slope falls 60 m to the sea with three valleys, each running into a
 /// lake: two lakes of 441 px halfway down (over `endorheicMinArea`, 262 px here) and a small one
