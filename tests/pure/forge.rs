@@ -463,6 +463,37 @@ fn ocean_below(h: &[f32], sea: f32, [centroid_x, centroid_y]: [f32; 2]) -> bluep
     }
 }
 
+/// A synthetic island for the river stage alone: raw heights `h` (X-outer, N² of them) at the
+/// forge's sea level and raw scale, `mpp` metres a pixel, every pixel under the sea one ocean.
+fn river_island(h: Vec<f32>, mpp: f32, ocean_centroid: [f32; 2], towns: Vec<blueprint::Town>) -> blueprint::Blueprint {
+    let n = (h.len() as f64).sqrt() as u32;
+    let ocean = ocean_below(&h, SEA_LEVEL_RAW, ocean_centroid);
+    IslandBuilder::new(n, h)
+        .seed(1)
+        .sea_level_raw(SEA_LEVEL_RAW)
+        .metres_per_raw(forge::METRES_PER_RAW)
+        .metres_per_pixel(mpp)
+        .ocean_below_sea(vec![ocean])
+        .towns(towns)
+        .build()
+}
+
+/// SPEC §2 "Plan": every course point keeps town `t`'s ground (N/128 pixels, at least 3) plus
+/// its own half-width away. Returns the least room left over, in pixels.
+fn assert_courses_keep_off_the_town(net: &blueprint::RiverNetwork, t: &blueprint::Town, n: usize, mpp: f32) -> f32 {
+    let ground_px = (n as f32 / 128.0).max(3.0);
+    let mut room = f32::INFINITY;
+    for r in &net.rivers {
+        for p in &r.course {
+            let d = ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt();
+            let keep = ground_px + p.width_m / 2.0 / mpp;
+            assert!(d >= keep, "body {} at ({}, {}): {d} px from the town, under {keep} px", r.body_id, p.x, p.y);
+            room = room.min(d - keep);
+        }
+    }
+    room
+}
+
 /// SPEC §2 rivers, on a synthetic island: a slope from 150 m down into the sea with a valley and a
 /// town beside it, a crater on the slope; forged by the river stage alone, every guard holds.
 #[test]
@@ -539,14 +570,7 @@ fn only_a_deep_and_wide_depression_is_a_terminal_basin() {
         e
     };
     let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
-    let ocean = ocean_below(&h, sea, [120.0, 64.0]);
-    let mut bp = IslandBuilder::new(n as u32, h)
-        .seed(1)
-        .sea_level_raw(sea)
-        .metres_per_raw(mpr)
-        .metres_per_pixel(mpp)
-        .ocean_below_sea(vec![ocean])
-        .build();
+    let mut bp = river_island(h, mpp, [120.0, 64.0], vec![]);
     let dials = RiverDials::default();
     assert!((dials.endorheic_min_area * (n * n) as f32) < 100.0, "the wide bowls are above the dial");
     let inp = Inputs { n, sea, mpr, mpp, towns: &[], crater: None };
@@ -577,7 +601,6 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
             h[x * n + y] = sea + e_m / mpr;
         }
     }
-    let ocean = ocean_below(&h, sea, [1000.0, 512.0]);
     let town_x = 400.0f32;
     let towns = vec![blueprint::Town {
         x: town_x,
@@ -585,14 +608,7 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
         tier: blueprint::TownTier::Town,
         is_highway_node: false,
     }];
-    let off = IslandBuilder::new(n as u32, h)
-        .seed(1)
-        .sea_level_raw(sea)
-        .metres_per_raw(mpr)
-        .metres_per_pixel(mpp)
-        .ocean_below_sea(vec![ocean])
-        .towns(towns.clone())
-        .build();
+    let off = river_island(h, mpp, [1000.0, 512.0], towns.clone());
     let mut on = off.clone();
     let dials = RiverDials { depth_scale: 0.05, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: None };
@@ -617,16 +633,8 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
     }
     // Every course point keeps the ground and its own half-width away; and a river does come by
     // (within another ground's width of that), so the rule was put to the test.
-    let mut nearest = f32::INFINITY;
-    for r in &net.rivers {
-        for p in &r.course {
-            let d = ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt();
-            let keep = ground_px + p.width_m / 2.0 / mpp;
-            assert!(d >= keep, "body {} at ({}, {}): {d} px from the town, under {keep} px", r.body_id, p.x, p.y);
-            nearest = nearest.min(d - keep);
-        }
-    }
-    assert!(nearest < ground_px, "no river came by the town: the nearest is {nearest} px beyond its ground");
+    let room = assert_courses_keep_off_the_town(&net, t, n, mpp);
+    assert!(room < ground_px, "no river came by the town: the nearest is {room} px beyond its ground");
     // The log's tributary count is the network's, and there are tributaries to count.
     let tributaries = net.rivers.iter().filter(|r| r.order > 1).count();
     assert!(tributaries > 0 && stats.tributaries == tributaries, "{stats:?}: {tributaries} tributaries");
@@ -667,23 +675,14 @@ fn a_rivers_lowland_route_keeps_off_a_towns_ground() {
         2.0 * (236.0 - xf) / 176.0 + 0.02 * (yf - 170.0).abs()
     };
     let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
-    let ocean = ocean_below(&h, sea, [246.0, 128.0]);
     let towns =
         vec![blueprint::Town { x: 120.0, y: 170.0, tier: blueprint::TownTier::Village, is_highway_node: false }];
-    let off = IslandBuilder::new(n as u32, h)
-        .seed(1)
-        .sea_level_raw(sea)
-        .metres_per_raw(mpr)
-        .metres_per_pixel(mpp)
-        .ocean_below_sea(vec![ocean])
-        .towns(towns.clone())
-        .build();
+    let off = river_island(h, mpp, [246.0, 128.0], towns.clone());
     let mut on = off.clone();
     let dials = RiverDials { min_length_m: 200.0, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: None };
     let (net, _) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
     let t = &towns[0];
-    let ground_px = (n as f32 / 128.0).max(3.0);
     // The valley's river (from the upland) runs to the sea over the plain: below the exit,
     // most of its course is on the plain (a route along the valley floor runs 2–12 m up).
     let valley = net.rivers.iter().find(|r| r.order == 1 && r.source[0] < 60.0).expect("the valley's river");
@@ -693,13 +692,7 @@ fn a_rivers_lowland_route_keeps_off_a_towns_ground() {
     let nearest =
         valley.course.iter().map(|p| ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt()).fold(f32::MAX, f32::min);
     assert!(nearest < 20.0, "the route passes the town {nearest} px away");
-    for r in &net.rivers {
-        for p in &r.course {
-            let d = ((p.x - t.x).powi(2) + (p.y - t.y).powi(2)).sqrt();
-            let keep = ground_px + p.width_m / 2.0 / mpp;
-            assert!(d >= keep, "body {} at ({}, {}): {d} px from the town, under {keep} px", r.body_id, p.x, p.y);
-        }
-    }
+    assert_courses_keep_off_the_town(&net, t, n, mpp);
     on.rivers = Some(net);
     assert_river_rules(&on, &off);
 }
