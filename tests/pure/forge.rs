@@ -419,9 +419,9 @@ fn assert_channel_profile(on: &blueprint::Blueprint) {
     assert!(inner_wet as f64 >= 0.95 * inner as f64, "{inner_wet} of {inner} pixels in the channels' inner half wet");
 }
 
-/// SPEC §2 "Carve", the channel's depth: `(1 + 3·s) m × depthScale` (at least the minimum depth
-/// + 0.1 m), with the bed that far under the ground and the level `0.6 ×` the depth (at least the
-/// minimum depth) over the bed. Read at the course points of each river's own water, where the
+/// SPEC §2 "Carve", the channel's depth: `(1 + 3·s) m × depthScale`, at least the minimum depth
+/// plus 0.1 m, with the bed that far under the ground and the level `0.6 ×` the depth (at least
+/// the minimum depth) over the bed. Read at the course points of each river's own water, where the
 /// channel's centre is its bed: the medians of cut over depth and of water over its share (pools,
 /// the bed's least fall, the level's envelope and the WSRF grid move single points).
 fn channel_depth_medians(on: &blueprint::Blueprint, off: &blueprint::Blueprint, depth_scale: f32) -> (f32, f32) {

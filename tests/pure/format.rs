@@ -923,7 +923,7 @@ fn each_refusal_points_at_the_byte_it_names() {
     // Two water bodies, so the second record is read from its own place.
     let mut bp = sample(N);
     let bodies = bp.water.as_mut().unwrap().bodies.as_mut().unwrap();
-    bodies.push(WaterBody { id: 2, kind: WaterType::Lake, pixel_count: 0, ..bodies[0].clone() });
+    bodies.push(WaterBody { id: 2, kind: WaterType::Lake, pixel_count: 0, ..bodies[0] });
     let bytes = to_bytes(&bp).unwrap();
     let patch = |tag: &[u8; 4], at: usize, v: &[u8]| {
         let mut b = bytes.clone();

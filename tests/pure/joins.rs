@@ -86,7 +86,8 @@ fn worst(steps: &[Step], n: usize) -> Vec<Step> {
 /// re-forge with the rivers' shoulders of issue 27 item 4): not yet asserted (issue 27).
 #[test]
 fn no_step_along_the_carved_roads_is_steeper_than_fifteen_percent() {
-    for name in ["default"] {
+    {
+        let name = "default";
         let steps = walk(world(name), 8);
         assert!(steps.len() > 100, "{name}: {} steps walked", steps.len());
         let w = worst(&steps, 6);
@@ -282,11 +283,11 @@ fn switchbacks_and_bridges(src: &WorldSource) -> Vec<bool> {
         })
     };
     let mut left_out = vec![false; (n * n) as usize];
-    for k in 0..pts.len() {
-        if !(pts[k].2 || steep_pair(k)) {
+    for (k, p) in pts.iter().enumerate() {
+        if !(p.2 || steep_pair(k)) {
             continue;
         }
-        let (cx, cy) = (pts[k].0[0].floor() as i64, pts[k].0[1].floor() as i64);
+        let (cx, cy) = (p.0[0].floor() as i64, p.0[1].floor() as i64);
         for x in (cx - reach).max(0)..=(cx + reach).min(n - 1) {
             for y in (cy - reach).max(0)..=(cy + reach).min(n - 1) {
                 left_out[(x * n + y) as usize] = true;

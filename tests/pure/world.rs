@@ -728,7 +728,7 @@ pub(crate) mod lod {
     #[test]
     fn the_worlds_water_tally_counts_every_column_once() {
         let (src, tree) = small_world();
-        let (n, top, c) = (src.layout.map_size, src.layout.top_m(), CHUNK_COLUMNS as u32);
+        let (n, top, c) = (src.layout.map_size, src.layout.top_m(), CHUNK_COLUMNS);
         let (mut wet, mut seam, mut deepest, mut range) = (0u64, 0u64, 0f32, None::<[f32; 2]>);
         let mut chunks = std::collections::HashSet::new();
         for x in 0..n {
@@ -1911,7 +1911,11 @@ fn a_roads_shoulder_is_as_wide_as_its_own_sides_fill_needs() {
                     bed
                 } else if d_m < half_m + width_m {
                     let f = (d_m - half_m) / width_m;
-                    (q > centre).then(|| cliff_side += 1).unwrap_or_else(|| plateau_side += 1);
+                    if q > centre {
+                        cliff_side += 1
+                    } else {
+                        plateau_side += 1
+                    }
                     bed + (terrain - bed) * f * f * (3.0 - 2.0 * f)
                 } else {
                     assert!(
@@ -2115,11 +2119,12 @@ fn at_four_metres_a_pixel_a_road_reaches_the_water_three_columns_off() {
     }
 }
 
+/// A column whose kept carve differs from the one worked out: x, y, kept, worked out.
+type CarveDiff = (i64, i64, Option<isla::world::roads::Carve>, Option<isla::world::roads::Carve>);
+
 /// Every column of `src` where the road carve kept at load differs from the one worked out from
 /// every segment, with how many columns have a carve (or a paint field).
-fn culled_carve_differs(
-    src: &WorldSource,
-) -> (usize, Vec<(i64, i64, Option<isla::world::roads::Carve>, Option<isla::world::roads::Carve>)>) {
+fn culled_carve_differs(src: &WorldSource) -> (usize, Vec<CarveDiff>) {
     let m = src.blueprint.map_size as i64;
     let (mut carved, mut differ) = (0, Vec::new());
     for x in 0..m {
