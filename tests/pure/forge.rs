@@ -397,8 +397,10 @@ fn assert_channel_profile(on: &blueprint::Blueprint) {
     let (mut inner, mut inner_wet) = (0usize, 0usize);
     for r in &net.rivers {
         for p in &r.course {
-            let c = p.x as usize * n + p.y as usize;
             let hw = p.width_m / 2.0 / mpp;
+            if hw < 2.0 || w.body_ids[p.x as usize * n + p.y as usize] != r.body_id {
+                continue;
+            }
             let k = (0.5 * hw).ceil() as i64;
             for dx in -k..=k {
                 for dy in -k..=k {
@@ -408,7 +410,7 @@ fn assert_channel_profile(on: &blueprint::Blueprint) {
                     }
                     let i = x as usize * n + y as usize;
                     let d = ((dx * dx + dy * dy) as f32).sqrt();
-                    if w.body_ids[c] == r.body_id && hw >= 2.0 && d <= 0.5 * hw {
+                    if d <= 0.5 * hw {
                         inner += 1;
                         inner_wet += (w.body_ids[i] != 0) as usize;
                     }
@@ -478,10 +480,15 @@ fn river_island(h: Vec<f32>, mpp: f32, ocean_centroid: [f32; 2], towns: Vec<blue
         .build()
 }
 
-/// SPEC §2 "Plan": every course point keeps town `t`'s ground (N/128 pixels, at least 3) plus
-/// its own half-width away. Returns the least room left over, in pixels.
+/// SPEC §2 "Plan": a town's ground on an N² map, N/128 pixels around it, at least 3.
+fn town_ground_px(n: usize) -> f32 {
+    (n as f32 / 128.0).max(3.0)
+}
+
+/// SPEC §2 "Plan": every course point keeps town `t`'s ground plus its own half-width away.
+/// Returns the least room left over, in pixels.
 fn assert_courses_keep_off_the_town(net: &blueprint::RiverNetwork, t: &blueprint::Town, n: usize, mpp: f32) -> f32 {
-    let ground_px = (n as f32 / 128.0).max(3.0);
+    let ground_px = town_ground_px(n);
     let mut room = f32::INFINITY;
     for r in &net.rivers {
         for p in &r.course {
@@ -510,18 +517,10 @@ fn river_rules_hold_on_a_synthetic_slope() {
             h[x * n + y] = sea + e_m / mpr;
         }
     }
-    let ocean = ocean_below(&h, sea, [170.0, 96.0]);
     let towns = vec![blueprint::Town { x: 60.0, y: 60.0, tier: blueprint::TownTier::City, is_highway_node: true }];
     let crater = forge::Crater { x: 40.0, y: 150.0, radius_px: 12.0 };
-    let off = IslandBuilder::new(n as u32, h)
-        .seed(1)
-        .sea_level_raw(sea)
-        .metres_per_raw(mpr)
-        .metres_per_pixel(mpp)
-        .crater(crater.x, crater.y, crater.radius_px)
-        .ocean_below_sea(vec![ocean])
-        .towns(towns.clone())
-        .build();
+    let mut off = river_island(h, mpp, [170.0, 96.0], towns.clone());
+    (off.params.crater_x, off.params.crater_y, off.params.crater_radius) = (crater.x, crater.y, crater.radius_px);
     let mut on = off.clone();
     // A width scale other than 1, so the record's widths show that it is applied.
     let dials = RiverDials { min_length_m: 200.0, width_scale: 1.5, depth_scale: 1.5, ..RiverDials::default() };
@@ -613,7 +612,7 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
     let dials = RiverDials { depth_scale: 0.05, ..RiverDials::default() };
     let inp = Inputs { n, sea, mpr, mpp, towns: &towns, crater: None };
     let (net, stats) = run(&dials, &inp, &mut on.heights_raw, on.water.as_mut().unwrap(), &mut on.biomes).unwrap();
-    let ground_px = (n as f32 / 128.0).max(3.0);
+    let ground_px = town_ground_px(n);
     let t = &towns[0];
     // The ground itself: not cut, not wet.
     let w = on.water.as_ref().unwrap();
@@ -649,8 +648,9 @@ fn rivers_keep_off_a_towns_ground_in_their_valley() {
 /// least-cost path, and routes, like stems, keep clear of the towns' grounds. On a 256² slope
 /// of 4 m pixels a valley falls steeply (8 %) to its exit, then gently (1.7 %) to the sea; beside
 /// it, over a 2.4 m ridge, lies a plain at most 2 m above the sea. The route must leave the
-/// valley for the plain (its cost is the elevation it runs at; the climb costs 120, the valley's
-/// floor about a thousand more), and pass by a town standing on the plain's trough.
+/// valley for the plain (its cost is the elevation it runs at; computed: the climb costs 120, and
+/// the valley's floor sums about 800 more elevation than the plain's trough), and pass by a town
+/// standing on the plain's trough.
 #[test]
 fn a_rivers_lowland_route_keeps_off_a_towns_ground() {
     use forge::rivers::{Inputs, RiverDials, run};
@@ -726,17 +726,9 @@ fn lakes_a_river_cannot_leave_end_it_and_lake_rivers_are_limited() {
         60.0 - 0.25 * x as f32 + 0.2 * side + ((x * 7 + y * 13) % 5) as f32 / 5.0
     };
     let h: Vec<f32> = (0..n * n).map(|i| sea + ground_m(i / n, i % n) / mpr).collect();
-    let ocean = ocean_below(&h, sea, [246.0, 128.0]);
-    let mut bodies = vec![ocean];
-    let mut off = IslandBuilder::new(n as u32, h)
-        .seed(1)
-        .sea_level_raw(sea)
-        .metres_per_raw(mpr)
-        .metres_per_pixel(mpp)
-        .ocean_below_sea(vec![])
-        .towns(vec![])
-        .build();
+    let mut off = river_island(h, mpp, [246.0, 128.0], vec![]);
     let w = off.water.as_mut().unwrap();
+    let mut bodies = w.bodies.take().unwrap();
     for (k, &([cx, cy], _, level_m)) in lakes.iter().enumerate() {
         let id = k as u16 + 2;
         let level = sea + level_m / mpr;
