@@ -4,7 +4,7 @@
 use super::curve::HeightCurve;
 use super::shape::norm;
 use crate::blueprint::{Biome, OCEAN_BODY_ID};
-use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
+use noise::{NoiseFn, Perlin};
 use rayon::prelude::*;
 
 const MOISTURE_SEED_OFFSET: i32 = 104_729;
@@ -26,7 +26,7 @@ pub fn assign(
     sea: f32,
     mpr: f32,
 ) -> Vec<u8> {
-    let moist = Fbm::<Perlin>::new(seed.wrapping_add(MOISTURE_SEED_OFFSET) as u32).set_octaves(3);
+    let moist = super::shape::fbm(seed.wrapping_add(MOISTURE_SEED_OFFSET) as u32, 3);
     let temp = Perlin::new(seed.wrapping_add(TEMPERATURE_SEED_OFFSET) as u32);
     let [_, _, k3, k4, k5] = curve.k;
     let mut out = vec![0u8; n * n];

@@ -503,7 +503,8 @@ fn guard(inp: &Inputs<'_>, water: &Water, roads: &[Road]) -> anyhow::Result<()> 
 fn tally(stats: &mut RoadStats, roads: &[Road], mpp: f32) {
     stats.roads = roads.len();
     stats.highways = roads.iter().filter(|r| r.tier == RoadTier::Highway).count();
-    stats.total_length_m = roads.iter().map(|r| (r.length_px() * mpp) as f64).sum();
+    // From +0.0: `Sum` of no floats is −0.0 ("-0.0 km" in the log).
+    stats.total_length_m = roads.iter().map(|r| (r.length_px() * mpp) as f64).fold(0.0, |a, b| a + b);
     stats.bridges = roads.iter().map(|r| r.bridges.len()).sum();
     stats.bridge_length_m = roads
         .iter()

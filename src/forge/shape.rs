@@ -171,6 +171,16 @@ fn seeded(seed: i32, offset: i32) -> u32 {
     seed.wrapping_add(offset) as u32
 }
 
+/// Fractal Brownian motion over Perlin noise, persistence 0.5, with octave `i` seeded
+/// `seed + i` wrapping. `noise`'s own `Fbm::new(seed)` adds the octave to the seed unchecked,
+/// which overflows for every seed within `octaves` of `u32::MAX` (every small negative `i32`
+/// seed). Wrapping gives the same octave seeds as that sum wherever it does not overflow, so
+/// no island changes.
+pub(crate) fn fbm(seed: u32, octaves: u32) -> Fbm<Perlin> {
+    let sources = (0..octaves).map(|i| Perlin::new(seed.wrapping_add(i))).collect();
+    Fbm::<Perlin>::new(0).set_octaves(octaves as usize).set_persistence(0.5).set_sources(sources)
+}
+
 /// A hash of the seed to an angle in radians (the spine's heading).
 pub fn seed_angle(seed: i32, salt: u32) -> f32 {
     let mut h = (seed as u32 as u64) ^ ((salt as u64) << 32);
@@ -195,8 +205,8 @@ pub struct ShapeStats {
 impl<'a> ShapeField<'a> {
     pub fn new(d: &'a ForgeDials) -> Self {
         let s = &d.shape;
-        let topo = Fbm::<Perlin>::new(seeded(d.seed, TOPO_SEED_OFFSET)).set_octaves(7).set_persistence(0.5);
-        let coast = Fbm::<Perlin>::new(seeded(d.seed, COAST_SEED_OFFSET)).set_octaves(3).set_persistence(0.5);
+        let topo = fbm(seeded(d.seed, TOPO_SEED_OFFSET), 7);
+        let coast = fbm(seeded(d.seed, COAST_SEED_OFFSET), 3);
         let islet = Perlin::new(seeded(d.seed, ISLET_SEED_OFFSET));
         // Calibrate against the islet field's sampled distribution, not its theoretical range:
         // Perlin output sits well inside −1..1, so a density read as a fraction of the range
@@ -220,9 +230,7 @@ impl<'a> ShapeField<'a> {
             coast,
             islet,
             islet_threshold,
-            islet_rough: Fbm::<Perlin>::new(seeded(d.seed, ISLET_ROUGH_SEED_OFFSET))
-                .set_octaves(3)
-                .set_persistence(0.5),
+            islet_rough: fbm(seeded(d.seed, ISLET_ROUGH_SEED_OFFSET), 3),
             islet_kind: Perlin::new(seeded(d.seed, ISLET_KIND_SEED_OFFSET)),
             spine_dir: (a.cos(), a.sin()),
         }

@@ -227,7 +227,8 @@ pub fn run(
     stats.carve_ms = elapsed_ms(t);
     stats.rivers = rivers.len();
     stats.tributaries = rivers.iter().filter(|r| r.order > 1).count();
-    stats.total_length_m = rivers.iter().map(|r| r.length_m as f64).sum();
+    // A fold from +0.0: `Sum` of no floats is −0.0, which a log line prints as "-0.0 km".
+    stats.total_length_m = rivers.iter().map(|r| r.length_m as f64).fold(0.0, |a, b| a + b);
     stats.longest_m = rivers.iter().map(|r| r.length_m as f64).fold(0.0, f64::max);
     let network = RiverNetwork { dials: *d, rivers };
     check(inp, &before, render, water, biomes, &network, &carved)?;
