@@ -265,53 +265,96 @@ pub fn bake(
     side: u32,
     shading: Shading,
 ) -> (TileTexture, Option<TileTexture>) {
+    let ring = SurfaceRing::sample(src, origin, spacing.max(1), side as i64);
+    let ground = ground_texels(src, &ring, shading);
+    let tile = Tile { src, ring: &ring, ground: &ground, shading };
+    (tile.texture(own, 1), parent.map(|(level, r)| tile.texture(level, r)))
+}
+
+/// The rendered surface at every texel's column of a tile and two rings around it: the heights
+/// the normals and slopes are differenced from, at the tile's spacing and twice it. Sampled X
+/// outer and Z inner, the blueprint's and the carve's order in memory: on a big map a level's
+/// texels lie a whole row of the map apart along X.
+struct SurfaceRing {
+    origin: [i64; 2],
+    spacing: i64,
+    /// Texels per side of the tile (the ring adds 2 on each side).
+    side: i64,
+    column_m: f32,
+    last_column: i64,
+    heights: Vec<f32>,
+}
+
+impl SurfaceRing {
+    const RING: i64 = 2;
+
+    fn sample(src: &WorldSource, origin: [i64; 2], spacing: i64, side: i64) -> Self {
+        let hs = side + 2 * Self::RING;
+        let mut heights = vec![0f32; (hs * hs) as usize];
+        for t in -Self::RING..side + Self::RING {
+            for u in -Self::RING..side + Self::RING {
+                heights[((u + Self::RING) * hs + t + Self::RING) as usize] =
+                    src.surface_y_m(origin[0] + t * spacing, origin[1] + u * spacing);
+            }
+        }
+        let (column_m, last_column) = (src.layout.column_m, src.layout.map_size as i64 - 1);
+        Self { origin, spacing, side, column_m, last_column, heights }
+    }
+
+    /// The surface at texel `(t, u)`, `-2 ≤ t, u < side + 2`.
+    fn at(&self, t: i64, u: i64) -> f32 {
+        let hs = self.side + 2 * Self::RING;
+        self.heights[((u + Self::RING) * hs + t + Self::RING) as usize]
+    }
+
+    /// At one texel per column, a column's slope from these heights, as `WorldSource::gradient`
+    /// computes it (one-sided on the map's edge).
+    fn column_slope(&self, t: i64, u: i64) -> [f32; 2] {
+        let (x, z) = (self.origin[0] + t, self.origin[1] + u);
+        let (xa, xb) = (if x - 1 < 0 { t } else { t - 1 }, if x + 1 > self.last_column { t } else { t + 1 });
+        let (za, zb) = (if z - 1 < 0 { u } else { u - 1 }, if z + 1 > self.last_column { u } else { u + 1 });
+        let diff = |a: f32, b: f32, span: i64| if span == 0 { 0.0 } else { (b - a) / (span as f32 * self.column_m) };
+        [diff(self.at(xa, u), self.at(xb, u), xb - xa), diff(self.at(t, za), self.at(t, zb), zb - za)]
+    }
+
+    /// The central-difference gradient at texel `(t, u)` over `r` texels each way.
+    fn gradient(&self, t: i64, u: i64, r: i64) -> [f32; 2] {
+        let d = (2 * r * self.spacing) as f32 * self.column_m;
+        [(self.at(t + r, u) - self.at(t - r, u)) / d, (self.at(t, u + r) - self.at(t, u - r)) / d]
+    }
+}
+
+/// The natural ground's colour (linear RGB) at every texel of the tile, `u` outer.
+fn ground_texels(src: &WorldSource, ring: &SurfaceRing, shading: Shading) -> Vec<[f32; 3]> {
     let rules = Rules::new(src);
-    let s = spacing.max(1);
-    let col = src.layout.column_m;
-    let side_i = side as i64;
-    // Every loop below walks X outer and Z inner, the blueprint's and the carve's order in
-    // memory: on a big map a level's texels lie a whole row of the map apart along X.
-    // The rendered surface at every texel's column and two rings around: the normals'
-    // differences, at this spacing and twice it.
-    let hs = side_i + 4;
-    let h_index = |t: i64, u: i64| ((u + 2) * hs + t + 2) as usize;
-    let mut h = vec![0f32; (hs * hs) as usize];
-    for t in -2..side_i + 2 {
-        for u in -2..side_i + 2 {
-            h[h_index(t, u)] = src.surface_y_m(origin[0] + t * s, origin[1] + u * s);
+    let (side, s) = (ring.side, ring.spacing);
+    let mut ground = vec![[0f32; 3]; (side * side) as usize];
+    for t in 0..side {
+        for u in 0..side {
+            let (x, z) = (ring.origin[0] + t * s, ring.origin[1] + u * s);
+            let g = if s == 1 { ring.column_slope(t, u) } else { src.gradient(x, z) };
+            ground[(u * side + t) as usize] = ground_colour(src, &rules, shading, x, z, ring.at(t, u), g);
         }
     }
-    let hat = |t: i64, u: i64| h[h_index(t, u)];
-    // At one texel per column, a column's slope from those heights, as `WorldSource::gradient`
-    // computes it (one-sided on the map's edge).
-    let last = src.layout.map_size as i64 - 1;
-    let slope1 = |t: i64, u: i64| {
-        let (x, z) = (origin[0] + t, origin[1] + u);
-        let (xa, xb) = (if x - 1 < 0 { t } else { t - 1 }, if x + 1 > last { t } else { t + 1 });
-        let (za, zb) = (if z - 1 < 0 { u } else { u - 1 }, if z + 1 > last { u } else { u + 1 });
-        let diff = |a: f32, b: f32, span: i64| if span == 0 { 0.0 } else { (b - a) / (span as f32 * col) };
-        [diff(hat(xa, u), hat(xb, u), xb - xa), diff(hat(t, za), hat(t, zb), zb - za)]
-    };
-    let grad = |t: i64, u: i64, r: i64| {
-        let d = (2 * r * s) as f32 * col;
-        [(hat(t + r, u) - hat(t - r, u)) / d, (hat(t, u + r) - hat(t, u - r)) / d]
-    };
-    // The natural ground at every texel.
-    let mut ground = vec![[0f32; 3]; (side_i * side_i) as usize];
-    for t in 0..side_i {
-        for u in 0..side_i {
-            let (x, z) = (origin[0] + t * s, origin[1] + u * s);
-            let g = if s == 1 { slope1(t, u) } else { src.gradient(x, z) };
-            ground[(u * side_i + t) as usize] = ground_colour(src, &rules, shading, x, z, hat(t, u), g);
-        }
-    }
-    let texture = |level: &LevelView, r: i64| {
+    ground
+}
+
+/// What a tile's textures are made of: its surface ring and its ground colours.
+struct Tile<'a> {
+    src: &'a WorldSource,
+    ring: &'a SurfaceRing,
+    ground: &'a [[f32; 3]],
+    shading: Shading,
+}
+
+impl Tile<'_> {
+    /// The texture `level` shows over the tile, every `r` texels (`r` 1 for the tile's own
+    /// level, the ratio for its parent's): each texel's colour with the roads and rivers over its
+    /// footprint, and its normal.
+    fn texture(&self, level: &LevelView, r: i64) -> TileTexture {
+        let (side, s, origin) = (self.ring.side, self.ring.spacing, self.ring.origin);
         let sp = s * r;
-        let n = (side_i - 1) / r + 1;
-        let offsets: &[i64] = if sp == 1 { &[0] } else { &[-(sp / 2) + sp / 4, sp / 4] };
-        let weight = 1.0 / (offsets.len() * offsets.len()) as f32;
-        // Each sample stands for its share of the texel's footprint, at least one column.
-        let footprint_m = col * (sp as f32 / offsets.len() as f32).max(1.0);
+        let n = (side - 1) / r + 1;
         let mut out = TileTexture {
             origin,
             spacing: sp,
@@ -323,32 +366,40 @@ pub fn bake(
             for j in 0..n {
                 let (t, u) = (i * r, j * r);
                 let (x, z) = (origin[0] + t * s, origin[1] + u * s);
-                let base = ground[(u * side_i + t) as usize];
-                let mut c = [0f32; 3];
-                // The level's surface at the texel, for every wet column of its footprint.
-                let mut at_texel = None;
-                let mut surface = || *at_texel.get_or_insert_with(|| (level.surface)(x as f64, z as f64));
-                if shading != Shading::Palette {
-                    c = base;
-                } else {
-                    for &ox in offsets {
-                        for &oz in offsets {
-                            let v = overlay(src, &mut surface, x + ox, z + oz, base, footprint_m);
-                            for k in 0..3 {
-                                c[k] += v[k] * weight;
-                            }
-                        }
-                    }
-                }
+                let c = self.texel_colour(level, sp, x, z, self.ground[(u * side + t) as usize]);
                 let k = (j * n + i) as usize;
                 out.colour[k] = [linear_to_srgb_u8(c[0]), linear_to_srgb_u8(c[1]), linear_to_srgb_u8(c[2]), 255];
-                let [gx, gz] = grad(t, u, r);
+                let [gx, gz] = self.ring.gradient(t, u, r);
                 let inv = 1.0 / (gx * gx + 1.0 + gz * gz).sqrt();
                 let enc = |v: f32| ((v * 0.5 + 0.5) * 255.0 + 0.5).clamp(0.0, 255.0) as u8;
                 out.normal[k] = [enc(-gx * inv), enc(inv), enc(-gz * inv), 255];
             }
         }
         out
-    };
-    (texture(own, 1), parent.map(|(level, r)| texture(level, r)))
+    }
+
+    /// A texel's colour at column `(x, z)`, `sp` columns a side: the ground `base`, and in the
+    /// palette shading the roads and rivers over its footprint (2 × 2 samples of it once a texel
+    /// spans more than one column), each sample standing for its share of the footprint.
+    fn texel_colour(&self, level: &LevelView, sp: i64, x: i64, z: i64, base: [f32; 3]) -> [f32; 3] {
+        if self.shading != Shading::Palette {
+            return base;
+        }
+        let offsets: &[i64] = if sp == 1 { &[0] } else { &[-(sp / 2) + sp / 4, sp / 4] };
+        let weight = 1.0 / (offsets.len() * offsets.len()) as f32;
+        let footprint_m = self.src.layout.column_m * (sp as f32 / offsets.len() as f32).max(1.0);
+        // The level's surface at the texel, for every wet column of its footprint.
+        let mut at_texel = None;
+        let mut surface = || *at_texel.get_or_insert_with(|| (level.surface)(x as f64, z as f64));
+        let mut c = [0f32; 3];
+        for &ox in offsets {
+            for &oz in offsets {
+                let v = overlay(self.src, &mut surface, x + ox, z + oz, base, footprint_m);
+                for k in 0..3 {
+                    c[k] += v[k] * weight;
+                }
+            }
+        }
+        c
+    }
 }

@@ -1,7 +1,7 @@
-//! Where roads meet (SPEC §3 "Roads", issue 27): junctions, crossings and the roads that share a
+//! Where roads meet (SPEC §3 "Roads"): junctions, crossings and the roads that share a
 //! town are graded together, so the carved surface has no step where two roadbeds overlap.
 //!
-//! Each road's roadbed is first graded alone ([`super::roads`]). Two roads are **in contact** at a
+//! Each road's roadbed is first graded alone ([`super::roadbed`]). Two roads are **in contact** at a
 //! pair of points closer than their half-widths plus the wider shoulder: there the carve of one
 //! road's columns meets the other's. At every contact both roadbeds are pinned to one height, the
 //! mean of the two (the height that fits both best), and each road's profile is then clamped
@@ -11,7 +11,7 @@
 //! beside it). A few rounds of this settle the pins; what two roads still disagree by at a
 //! contact is the **residue**, reported by the world server's log and `isla info`.
 
-use super::roads::{CarvedRoad, road_width_m, shoulder_m};
+use super::roadbed::{CarvedRoad, road_width_m, shoulder_m};
 
 /// Rounds of pinning: each round halves what two roads disagree by at a contact.
 const ROUNDS: usize = 12;

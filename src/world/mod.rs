@@ -15,6 +15,7 @@ mod layout;
 pub mod lod;
 mod material;
 pub mod probe;
+mod roadbed;
 pub mod roads;
 mod streaming;
 mod water;
