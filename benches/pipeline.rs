@@ -31,7 +31,7 @@ fn density(x: f32, y: f32, z: f32) -> f32 {
 
 /// The chunk's gradient (∂h/∂x, ∂h/∂z) by central differences of its column heights, as the
 /// world server derives it. Isla's normals come from it, so it is computed inside Isla's timed
-/// call, as fast-surface-nets computes its normals inside its own (issue 26).
+/// call, as fast-surface-nets computes its normals inside its own.
 fn fill_gradient(ch: &mut ChunkData) {
     let p = PADDED as i64;
     let h = |x: i64, z: i64| ch.surface_y_m[(x.clamp(0, p - 1) * p + z.clamp(0, p - 1)) as usize];

@@ -1,4 +1,4 @@
-//! Saved views (issue 29): bookmarks of a blueprint, kept beside it in `NAME.views.toml` (for
+//! Saved views: bookmarks of a blueprint, kept beside it in `NAME.views.toml` (for
 //! `blueprints/default.dat`, `blueprints/default.views.toml`). The file is a screenshot suite
 //! (SPEC §8 "Suites"): a `blueprint` key and one `[[view]]` per bookmark with its `name` and its
 //! whole `view` string, so `isla suite` runs a set of bookmarks as it is, and `--view NAME` on

@@ -1,4 +1,4 @@
-//! The probe in the flight (issue 29, SPEC §7): the column under the cursor, found by
+//! The probe in the flight (SPEC §7): the column under the cursor, found by
 //! [`crate::world::probe::cast`] along the camera's ray through the cursor, shown in the panel
 //! every frame; a left click pins it with a marker and prints `probe: {json}` on stdout and in the
 //! log (the same JSON `isla shot --probe` prints). The right button still looks around.

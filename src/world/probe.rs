@@ -1,4 +1,4 @@
-//! The probe (issue 29): which column of the world a pixel of a frame shows. A ray from the camera
+//! The probe (SPEC §7): which column of the world a pixel of a frame shows. A ray from the camera
 //! through the pixel is marched over the rendered surface (terrain with the roads carved in, and
 //! the water's surface where a column is wet) until it goes below it; the hit is refined by
 //! bisection to a centimetre. The camera is the shot's: a 55° vertical field of view, looking
@@ -172,7 +172,7 @@ pub fn probe_json(src: &WorldSource, hit: Option<ProbeHit>, level: u8) -> serde_
     v
 }
 
-/// A ruler between two probed points (issue 29): the straight distance, the horizontal distance,
+/// A ruler between two probed points: the straight distance, the horizontal distance,
 /// the height difference (`b` above `a`) and the mean slope (rise over horizontal run, in per
 /// cent; 0 for two points one above the other).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

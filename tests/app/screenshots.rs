@@ -201,7 +201,7 @@ fn the_crater_seam_ring_is_drawn_wet() {
 }
 
 /// The comparison fails on a real change of the renderer, planted through the test-only
-/// `ISLA_TEST_PLANT` switch: the water ramp's hue turned 5° (issue 26) fails the crater view (the most
+/// `ISLA_TEST_PLANT` switch: the water ramp's hue turned 5° fails the crater view (the most
 /// water in frame), the sun without shadows fails the coast. The unplanted render of the same
 /// suite passes (`presets_match_their_references`).
 #[test]

@@ -880,7 +880,7 @@ fn roads_join_every_town_on_random_seeds() {
     }
 }
 
-/// SPEC §2 islets as rocks (issue 15): every islet of the default island rises to a rounded,
+/// SPEC §2 islets as rocks: every islet of the default island rises to a rounded,
 /// rough top rather than a flat one (few of its pixels within a metre of its highest), has a
 /// beach of its own, and there are both low domes and tall stacks.
 #[test]
@@ -962,7 +962,7 @@ fn deepest_shoulder_cut(on: &blueprint::Blueprint, off: &blueprint::Blueprint) -
     worst
 }
 
-/// Issue 27 item 4: a river's shoulder never cuts a terrace riser back by more than the channel
+/// SPEC §2 rivers: a river's shoulder never cuts a terrace riser back by more than the channel
 /// needs — outside the channel no column is lowered by more than the deepest channel the dials
 /// make, 7 m (`(1 + 3 × 2) m` × `depthScale`), so a river falling down a riser cuts a steep chute,
 /// not a notch. On the default island and on `small.dat`'s recipe (256², 16 m columns). Measured

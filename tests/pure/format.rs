@@ -850,7 +850,7 @@ fn every_section_cut_short_inside_its_frame_is_refused_naming_it() {
     assert!(refused > 2 * sections.len(), "only {refused} refusals over {} sections", sections.len());
 }
 
-/// The framing's and the tables' edges, exactly (each a cargo-mutants miss of session 12 on
+/// The framing's and the tables' edges, exactly (each once a surviving mutant of
 /// `frame.rs`): where a too-long section is reported, a file of the header alone, the warning
 /// list at exactly its bound, a table one record too long for its payload, and tables that are
 /// empty or fill their payload exactly.
@@ -916,8 +916,8 @@ fn the_framings_and_tables_edges_are_exact() {
 
 /// A refusal names the byte it is about (SPEC §1: "the place"), in every small section and for
 /// the second record of a table, not only the first; a warning likewise. And two bad heights in
-/// one block are still seen. (cargo-mutants, session 12: these offsets were asserted nowhere,
-/// and `metresPerRaw` 0 or `metresPerPixel` −1 were accepted by surviving mutants.)
+/// one block are still seen. (Without this test these offsets were asserted nowhere, and
+/// `metresPerRaw` 0 or `metresPerPixel` −1 were accepted by surviving mutants.)
 #[test]
 fn each_refusal_points_at_the_byte_it_names() {
     // Two water bodies, so the second record is read from its own place.

@@ -1,4 +1,4 @@
-//! Issue 29's probe: the column a pixel of a frame shows, found by a ray over the drawn surface.
+//! The probe (SPEC §7): the column a pixel of a frame shows, found by a ray over the drawn surface.
 
 use isla::world::WorldSource;
 use isla::world::probe::{cast, pixel_ray};
@@ -18,8 +18,8 @@ fn top_m(src: &WorldSource, px: i64, py: i64) -> f32 {
     src.water_at(px as u32, py as u32, src.layout.top_m()).map_or(ground, |w| w.water_surface_y_m.max(ground))
 }
 
-/// Looking straight down, the frame's centre shows the column under the camera (issue 29's
-/// must-show: within 2 pixels), and every probed pixel's hit lies on its ray, on the drawn top
+/// Looking straight down, the frame's centre shows the column under the camera (within 2
+/// pixels), and every probed pixel's hit lies on its ray, on the drawn top
 /// of its column, with the air just before it above the surface.
 #[test]
 fn the_probe_finds_the_column_a_pixel_shows() {

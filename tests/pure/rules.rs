@@ -73,7 +73,7 @@ fn angle_deg(a: [f32; 3], b: [f64; 3]) -> f64 {
 /// floor of the deep sea is flat and says nothing), no slope over 0.5, no slope changing by
 /// more than 0.2 from one column to the next, and no road's carve. Terrace risers, spikes of a
 /// single column, a road's cross-section (flat across, blending back by a smoothstep) and where
-/// roads meet (the carve steps, issue 27) change the slope within a column: there a finite
+/// roads meet (the carve steps) change the slope within a column: there a finite
 /// difference over another span gives another answer, so the comparison says nothing about the
 /// rule.
 fn gentle(src: &WorldSource, u: f64, v: f64, reach: f64) -> bool {
@@ -623,7 +623,7 @@ fn nodes_built_the_apps_way_are_byte_identical_on_one_and_eight_threads() {
 /// `i + 4` (16 m) the surface may differ by at most `grade · |s_i − s_(i+4)|` (+ 1 cm). Left out,
 /// since another rule sets the surface there: points within 2 of a bridge span (the abutments,
 /// whose columns the deck owns), within 25 pixels (100 m) of a town (the roads meet there, and
-/// issue 27 records junction steps of up to 67 % at a city), within 3 pixels of another road
+/// junction steps of up to 67 % were measured at a city), within 3 pixels of another road
 /// (the nearest road owns a column: the forge lays long shared corridors, roads 0 and 1 share
 /// about 770 points, and where they part or cross the surface steps by up to 28 m, as road 2
 /// meets road 1 near (314, 662)), and within 3 pixels of water (a carved column is held 5 cm

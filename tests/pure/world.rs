@@ -696,8 +696,8 @@ pub(crate) mod lod {
     /// SPEC §3 "Ranges" (1): a level's error is the 99th percentile of its columns' errors,
     /// estimated on a regular sample of about 131,000 columns. `small.dat` has 256² = 65,536
     /// columns, fewer than the sample, so the estimate is every column: it equals the
-    /// nearest-rank quantile of a full count, at every q. (cargo-mutants, session 11: the
-    /// sample's stride and the quantile's index were read by no test.)
+    /// nearest-rank quantile of a full count, at every q. (Without it the sample's
+    /// stride and the quantile's index were read by no test.)
     #[test]
     fn the_error_estimate_is_the_quantile_of_every_columns_error_on_a_small_world() {
         use isla::world::lod::{column_errors_m, level_error_quantile_m};
@@ -1190,8 +1190,8 @@ pub(crate) mod lod {
     /// its direction): a drawn water cell holds water — at least one wet column among its own
     /// (the cell's columns, border lines included, all of them sampled at these levels) — no cell
     /// is drawn twice, a cell wet at its four corners at one level is drawn, and every quad's
-    /// normal is its mean slope's over its own extent. (cargo-mutants,
-    /// session 13: reading the samples one or two cells off, `i0 − 1 + a` → `i0 + 1 + a`, passed
+    /// normal is its mean slope's over its own extent. (Without it,
+    /// reading the samples one or two cells off, `i0 − 1 + a` → `i0 + 1 + a`, passed
     /// the single south-coast tile above.)
     #[test]
     fn every_coarse_water_cell_drawn_holds_water_on_every_coast() {
