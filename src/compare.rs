@@ -11,6 +11,11 @@
 //!   [`Tolerance::max_mean_delta_e`]. A small shift over a large area (the whole sea turned a few
 //!   degrees of hue) stays under the per-pixel threshold everywhere, but raises the mean.
 //!
+//! Regions a suite asks to leave out ([`compare_masked`]'s `ignore` rectangles) count for
+//! nothing: their pixels are taken from the reference before comparing, and the shares and means
+//! are over the pixels left. A failing comparison says at what thresholds it would pass
+//! ([`pass_at`]).
+//!
 //! [`heat_map`] draws the ΔE of every pixel: the dimmed reference where nothing visible changed
 //! (ΔE < 1), then red through yellow to white at ΔE 2 × the threshold, so a reviewer sees where
 //! and how much. Bevy-free.
@@ -20,7 +25,7 @@ use image::{Rgb, RgbImage};
 /// The thresholds of one comparison. The defaults pass two renders on the same machine (they are
 /// byte-identical there) and refuse a 10° turn of the water's hue or a frame without shadows
 /// (`tests/screenshots/README.md` has the figures).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tolerance {
     /// Least hybrid similarity (0..=1).
     pub min_similarity: f64,
@@ -58,7 +63,7 @@ impl Tolerance {
 }
 
 /// What a comparison measured.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     /// Hybrid similarity, 1.0 = identical.
     pub similarity: f64,
@@ -132,27 +137,108 @@ pub fn delta_e(a: &RgbImage, b: &RgbImage) -> Vec<f32> {
 
 /// Compare `actual` with `reference` (same size, else `Err`); `.1` is the per-pixel ΔE.
 pub fn compare(reference: &RgbImage, actual: &RgbImage, tol: &Tolerance) -> Result<(Metrics, Vec<f32>), String> {
+    compare_masked(reference, actual, tol, &[]).map(|(m, de, _)| (m, de))
+}
+
+/// Which pixels (row-major) the `[x, y, w, h]` rectangles cover in a `width × height` frame;
+/// empty when there are none. Rectangles are clipped to the frame.
+pub fn ignored_pixels(width: u32, height: u32, ignore: &[[u32; 4]]) -> Vec<bool> {
+    if ignore.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![false; width as usize * height as usize];
+    for &[x, y, w, h] in ignore {
+        for row in y.min(height)..y.saturating_add(h).min(height) {
+            let start = row as usize * width as usize;
+            out[start + x.min(width) as usize..start + x.saturating_add(w).min(width) as usize].fill(true);
+        }
+    }
+    out
+}
+
+/// [`compare`], leaving out the pixels under the `ignore` rectangles: they are taken from the
+/// reference before comparing (so the structure and the ΔE see no change there), and the shares
+/// and the mean are over the pixels left. `.2` is the ignored pixels ([`ignored_pixels`]).
+pub fn compare_masked(
+    reference: &RgbImage,
+    actual: &RgbImage,
+    tol: &Tolerance,
+    ignore: &[[u32; 4]],
+) -> Result<(Metrics, Vec<f32>, Vec<bool>), String> {
     if reference.dimensions() != actual.dimensions() {
         let ((rw, rh), (aw, ah)) = (reference.dimensions(), actual.dimensions());
         return Err(format!("the reference is {rw}×{rh}, the render {aw}×{ah}"));
     }
+    let (w, h) = reference.dimensions();
+    let ignored = ignored_pixels(w, h, ignore);
+    let patched;
+    let actual = if ignored.is_empty() {
+        actual
+    } else {
+        let mut p = actual.clone();
+        for (i, px) in p.pixels_mut().enumerate() {
+            if ignored[i] {
+                *px = *reference.get_pixel(i as u32 % w, i as u32 / w);
+            }
+        }
+        patched = p;
+        &patched
+    };
     let de = delta_e(reference, actual);
     let similarity = if reference == actual {
         1.0
     } else {
         image_compare::rgb_hybrid_compare(reference, actual).map_err(|e| format!("comparison failed: {e}"))?.score
     };
-    let n = de.len().max(1) as f64;
+    let left = de.len() - ignored.iter().filter(|&&i| i).count();
+    let n = left.max(1) as f64;
     let changed = de.iter().filter(|&&d| d as f64 > tol.delta_e).count() as f64 / n;
     let mean_delta_e = de.iter().map(|&d| d as f64).sum::<f64>() / n;
     let max_delta_e = de.iter().fold(0f32, |m, &d| m.max(d)) as f64;
-    Ok((Metrics { similarity, changed, mean_delta_e, max_delta_e }, de))
+    Ok((Metrics { similarity, changed, mean_delta_e, max_delta_e }, de, ignored))
+}
+
+/// At what thresholds a comparison that fails `tol` would pass, one clause per failing test
+/// ("delta_e 14.2 or max_changed 3.1 %; max_mean_delta_e 1.43"), or `None` when it passes.
+/// `de` and `ignored` are [`compare_masked`]'s. Each figure is rounded away from failing.
+pub fn pass_at(m: &Metrics, de: &[f32], ignored: &[bool], tol: &Tolerance) -> Option<String> {
+    let mut clauses = Vec::new();
+    if m.similarity < tol.min_similarity {
+        clauses.push(format!("min_similarity {}", (m.similarity * 1e4).floor() / 1e4));
+    }
+    if m.changed > tol.max_changed {
+        // The least threshold with at most `max_changed` of the pixels left strictly above it:
+        // the (k+1)-th largest ΔE, where k pixels may change.
+        let mut left: Vec<f32> = de
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !ignored.get(*i).copied().unwrap_or(false))
+            .map(|(_, &d)| d)
+            .collect();
+        let k = (tol.max_changed * left.len() as f64).floor() as usize;
+        let needed = if k >= left.len() {
+            0.0
+        } else {
+            left.select_nth_unstable_by(k, |a, b| b.total_cmp(a));
+            left[k] as f64
+        };
+        clauses.push(format!(
+            "delta_e {} or max_changed {} %",
+            (needed * 10.0).ceil() / 10.0,
+            (m.changed * 1000.0).ceil() / 10.0
+        ));
+    }
+    if m.mean_delta_e > tol.max_mean_delta_e {
+        clauses.push(format!("max_mean_delta_e {}", (m.mean_delta_e * 100.0).ceil() / 100.0));
+    }
+    (!clauses.is_empty()).then(|| clauses.join("; "))
 }
 
 /// A heat map of per-pixel ΔE: the reference's dimmed luma where ΔE is below 1 (no difference
 /// the eye sees), then red → yellow → white at `2 × delta_e`, so the eye finds its place in the
-/// frame and sees where and how much the colour moved.
-pub fn heat_map(reference: &RgbImage, de: &[f32], delta_e: f64) -> RgbImage {
+/// frame and sees where and how much the colour moved. Ignored pixels (`ignored`, empty for
+/// none) are hatched in slate-blue diagonal stripes over the dimmed reference.
+pub fn heat_map(reference: &RgbImage, de: &[f32], delta_e: f64, ignored: &[bool]) -> RgbImage {
     let full = (2.0 * delta_e).max(1.0) as f32;
     let (w, h) = reference.dimensions();
     RgbImage::from_fn(w, h, |x, y| {
@@ -160,6 +246,9 @@ pub fn heat_map(reference: &RgbImage, de: &[f32], delta_e: f64) -> RgbImage {
         let t = (de[i] / full).clamp(0.0, 1.0);
         let p = reference.get_pixel(x, y);
         let grey = (0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32) * 0.25;
+        if ignored.get(i).copied().unwrap_or(false) {
+            return if (x + y) / 4 % 2 == 0 { Rgb([70, 80, 130]) } else { Rgb([grey as u8; 3]) };
+        }
         if de[i] < 1.0 {
             return Rgb([grey as u8; 3]);
         }

@@ -61,3 +61,77 @@ pub fn write_png_atomic(path: &Path, png_bytes: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
     write_bytes_atomic(path, png_bytes).with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// Check, before any work, that a file can be written at `path`: its folder exists and takes a
+/// new file, and `path` is not a folder. The error is the reason alone ("no folder …"); the caller
+/// names the flag. The check writes and removes one hidden probe file, so it tests the real
+/// permission, not the mode bits.
+pub fn check_writable_file(path: &Path) -> Result<(), String> {
+    if path.as_os_str().is_empty() {
+        return Err("an empty path".into());
+    }
+    if path.is_dir() {
+        return Err("that is a folder, not a file".into());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(if dir.exists() {
+            format!("{} is not a folder", dir.display())
+        } else {
+            format!("no folder {}", dir.display())
+        });
+    }
+    probe_folder(dir)
+}
+
+/// Check, before any work, that a folder can be written at `dir`: either it is a folder that takes
+/// a new file, or it does not exist yet and its nearest existing ancestor is such a folder (the
+/// command will create the rest).
+pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
+    if dir.as_os_str().is_empty() {
+        return Err("an empty path".into());
+    }
+    let mut at = dir;
+    loop {
+        if at.exists() {
+            if !at.is_dir() {
+                return Err(format!("{} is not a folder", at.display()));
+            }
+            return probe_folder(at);
+        }
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p,
+            _ => return probe_folder(Path::new(".")),
+        }
+    }
+}
+
+/// Create and remove a hidden file in `dir`: the one test of "can I write here" that sees
+/// read-only mounts, ACLs and quotas alike.
+fn probe_folder(dir: &Path) -> Result<(), String> {
+    let probe = dir.join(format!(".isla-write-check.{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(f) => {
+            drop(f);
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!("cannot write in {}: {e}", dir.display())),
+    }
+}
+
+/// `text` on one line: each control character (a newline or NUL that a hand-written file slipped
+/// into a quoted value, say) written as its escape, so a refusal that quotes input stays one
+/// line.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect(),
+    )
+}

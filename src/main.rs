@@ -29,7 +29,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let command = parsed.command.unwrap_or(cli::args::Command::Fly(Default::default()));
+    let command = parsed.command.unwrap_or(cli::args::Command::Fly(parsed.fly));
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cli::dispatch(command))) {
         Ok(result) => cli::report(result),
         // A panic is an internal failure; the hook has printed it as one line.

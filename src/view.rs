@@ -169,7 +169,7 @@ pub struct ViewError(pub String);
 
 impl fmt::Display for ViewError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        f.write_str(&crate::io::one_line(&self.0))
     }
 }
 
@@ -197,6 +197,13 @@ impl std::str::FromStr for View {
     /// Keys may come in any order, each at most once; `from` and `at` are required.
     fn from_str(s: &str) -> Result<Self, ViewError> {
         let s = s.trim();
+        if let Some((i, c)) = s.chars().enumerate().find(|(_, c)| c.is_control()) {
+            return Err(ViewError(format!(
+                "a view string is one line of text; character {} is the control character U+{:04X}",
+                i + 1,
+                c as u32
+            )));
+        }
         let mut parts = s.split(';');
         let head = parts.next().unwrap_or_default();
         if head != VIEW_PREFIX {

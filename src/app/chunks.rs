@@ -249,8 +249,7 @@ pub struct OpenSea;
 #[derive(Component, Debug, Clone, Copy)]
 pub struct OpenSeaWater;
 
-/// How far the open sea reaches beyond the map, in metres.
-pub const OPEN_SEA_REACH_M: f32 = 0.9 * super::sky::DOME_RADIUS_M;
+pub use super::sky::OPEN_SEA_REACH_M;
 
 /// A ring of four flat quads around the square `[0, extent]²` at height `y`, deep-water coloured.
 /// It borders the chunks' sheets without overlapping them, so alpha never stacks.

@@ -254,9 +254,15 @@ fn sun_ui(ui: &mut egui::Ui, sun: &super::settings::SunSettings, actions: &mut M
     let mut s = *sun;
     ui.add(egui::Slider::new(&mut s.elevation_deg, 2.0..=89.0).text("elevation (°, - =)"));
     ui.add(egui::Slider::new(&mut s.azimuth_deg, 0.0..=359.9).text("azimuth (°, [ ])"));
-    // The hour this sun is nearest on the day arc, by azimuth.
-    let mut hour = 6.0 + 12.0 * ((sun.azimuth_deg - 90.0) / 180.0).clamp(0.0, 1.0);
-    if ui.add(egui::Slider::new(&mut hour, 6.0..=18.0).text("time of day (h)")).changed() {
+    // The hour of this sun on the day arc. A sun off the arc (the default one, or one turned by
+    // the angle sliders or keys) shows "—" until the slider is moved: it has no time of day.
+    let on_arc = sun.hour_on_arc();
+    let mut hour = on_arc.unwrap_or(6.0 + 12.0 * ((sun.azimuth_deg - 90.0) / 180.0).clamp(0.0, 1.0));
+    let mut slider = egui::Slider::new(&mut hour, 6.0..=18.0).text("time of day (h)");
+    if on_arc.is_none() {
+        slider = slider.custom_formatter(|_, _| "—".to_string());
+    }
+    if ui.add(slider).changed() {
         s = SunSettings::at_hour(hour);
     }
     if s.elevation_deg != sun.elevation_deg || s.azimuth_deg != sun.azimuth_deg {

@@ -340,6 +340,21 @@ impl SunSettings {
         }
     }
 
+    /// The hour at which the day arc puts the sun where `self` is, or `None` when this sun is off
+    /// the arc (the default sun, 38° up in the north-east, is: no hour of the arc gives it). Both
+    /// angles must agree to two hundredths of a degree: [`Self::set_action`] rounds each to a
+    /// hundredth, and the elevation follows the rounded azimuth.
+    pub fn hour_on_arc(&self) -> Option<f32> {
+        let [h0, h1] = DAY_ARC_HOURS;
+        if !(90.0..=270.0).contains(&self.azimuth_deg) {
+            return None;
+        }
+        let hour = h0 + (h1 - h0) * (self.azimuth_deg - 90.0) / 180.0;
+        let on = Self::at_hour(hour);
+        let close = |a: f32, b: f32| (a - b).abs() <= 0.02;
+        (close(on.elevation_deg, self.elevation_deg) && close(on.azimuth_deg, self.azimuth_deg)).then_some(hour)
+    }
+
     /// The action that sets the sun to `self` (to a hundredth of a degree).
     pub fn set_action(&self) -> Action {
         Action::SetSun {

@@ -92,6 +92,19 @@ impl Renderer {
         View { from: from.to_array(), at: at.to_array(), sun, switches, lod }
     }
 
+    /// The graphics adapter that renders, once the first render has started the app.
+    pub fn adapter(&self) -> Option<crate::suite::RendererInfo> {
+        let info = self.app.as_ref()?.world().get_resource::<bevy::render::renderer::RenderAdapterInfo>()?;
+        Some(crate::suite::RendererInfo {
+            name: info.name.clone(),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            isla: env!("CARGO_PKG_VERSION").to_string(),
+        })
+    }
+
     /// Render `view` at `width × height` and return it as RGBA8 (sRGB) pixels.
     pub fn render(&mut self, view: &View, width: u32, height: u32) -> anyhow::Result<image::RgbaImage> {
         if width == 0 || height == 0 || width > MAX_SHOT_SIDE || height > MAX_SHOT_SIDE {

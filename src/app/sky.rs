@@ -42,11 +42,14 @@ pub const SUN_SIZE_DEG: f32 = 0.0;
 pub const SUN_ENERGY: f32 = 1.0;
 /// Below-horizon haze band, as a fraction of 90° (about 3°).
 pub const HORIZON_HAZE: f32 = 3.0 / 90.0;
-/// Dome radius: beyond the terrain, inside the camera's culling range, and far enough that the
-/// open sea (which reaches 0.9 of it) meets the horizon within the haze band from any altitude
-/// up to 10 km: atan(10 km / 900 km) = 0.64° < 3°. Bevy's perspective depth is reverse-Z with an
-/// infinite far plane, so the distance costs no depth precision.
+/// Dome radius: beyond the terrain and inside the camera's culling range; the open sea reaches
+/// 0.9 of it, and the haze below the horizon starts at the sea's far edge as the camera sees it
+/// ([`sea_edge_depression`]), so the two meet without a line from any altitude. Bevy's
+/// perspective depth is reverse-Z with an infinite far plane, so the distance costs no depth
+/// precision.
 pub const DOME_RADIUS_M: f32 = 1_000_000.0;
+/// How far the open sea reaches beyond the map, in metres (inside the dome).
+pub const OPEN_SEA_REACH_M: f32 = 0.9 * DOME_RADIUS_M;
 
 /// Godot's ease for 0 < c < 1: fast rise, long tail — `clamp(1 − (1 − t)^(1/c), 0, 1)`.
 pub fn ease(t: f32, c: f32) -> f32 {
@@ -65,9 +68,24 @@ pub fn linear(c: [f32; 3]) -> [f32; 3] {
 /// The sun light's colour (sRGB), shared by the light and the sky's glow.
 pub const SUN_RGB: [f32; 3] = [1.0, 0.96, 0.88];
 
+/// How far below the horizon, as a fraction of 90°, the open sea's far edge lies from a camera
+/// `height_m` over the sea: at least the sea's reach away, so at most `atan(height / reach)`.
+/// From the default island's presets it is a few hundredths of a degree; from 17.7 km up, 1.1°.
+pub fn sea_edge_depression(height_m: f32) -> f32 {
+    (height_m.max(0.0) / OPEN_SEA_REACH_M).atan() / std::f32::consts::FRAC_PI_2
+}
+
 /// Linear sky radiance (before tone mapping) seen along unit direction `dir` with the sun towards
-/// `to_sun`, exactly as `sky.wgsl` computes it.
+/// `to_sun`, from a camera at the sea's level, exactly as `sky.wgsl` computes it.
 pub fn sky_colour(dir: Vec3, to_sun: Vec3) -> [f32; 3] {
+    sky_colour_from(dir, to_sun, 0.0)
+}
+
+/// [`sky_colour`] from a camera `height_m` over the sea: below the horizon the dome keeps the
+/// horizon colour down to the open sea's far edge ([`sea_edge_depression`]) and only then fades
+/// into the ground, so from high up the far sea (fogged to the horizon colour) meets the dome
+/// without a band or a line.
+pub fn sky_colour_from(dir: Vec3, to_sun: Vec3, height_m: f32) -> [f32; 3] {
     let d = dir.normalize_or_zero();
     let e = d.y.clamp(-1.0, 1.0).asin() / std::f32::consts::FRAC_PI_2; // −1..1
     let mut sky = mix3(linear(HORIZON), linear(ZENITH), ease(e, SKY_CURVE));
@@ -83,8 +101,9 @@ pub fn sky_colour(dir: Vec3, to_sun: Vec3) -> [f32; 3] {
         return sky;
     }
     let ground = mix3(linear(GROUND_HORIZON), linear(GROUND_BOTTOM), ease(-e, GROUND_CURVE));
-    // Isla's haze: the horizon colour (the fog's) fades into the ground over the first 3°.
-    mix3(linear(HORIZON), ground, (-e / HORIZON_HAZE).min(1.0))
+    // Isla's haze: the horizon colour (the fog's) fades into the ground over 3°, from the open
+    // sea's far edge down.
+    mix3(linear(HORIZON), ground, ((-e - sea_edge_depression(height_m)) / HORIZON_HAZE).clamp(0.0, 1.0))
 }
 
 /// The fog's colour: the sky at the horizon away from the sun, so fogged geometry meets the sky.
@@ -108,7 +127,7 @@ pub struct SkyParams {
     pub sun: Vec4,
     /// sky curve, ground curve, sun curve, horizon haze.
     pub curves: Vec4,
-    /// x: the sun's angular size in radians.
+    /// x: the sun's angular size in radians; y: [`sea_edge_depression`] of the camera.
     pub sun_size: Vec4,
 }
 
@@ -228,9 +247,19 @@ fn show_sky(toggles: Res<super::settings::DebugToggles>, mut dome: Query<&mut Vi
 fn follow_camera(
     cams: Query<&Transform, (With<Camera3d>, Without<SkyDome>)>,
     mut dome: Query<&mut Transform, (With<SkyDome>, Without<Camera3d>, Without<Sun>)>,
+    sky: Option<Res<SkyHandle>>,
+    mut materials: ResMut<Assets<SkyMaterial>>,
 ) {
     let Some(cam) = cams.iter().next() else { return };
     for mut t in &mut dome {
         t.translation = cam.translation;
+    }
+    // Where the haze begins follows the camera's height (the sea lies within a few metres of 0).
+    let edge = sea_edge_depression(cam.translation.y);
+    if let Some(sky) = sky
+        && materials.get(&sky.0).is_some_and(|m| (m.params.sun_size.y - edge).abs() > 1e-6)
+        && let Some(mut m) = materials.get_mut(&sky.0)
+    {
+        m.params.sun_size.y = edge;
     }
 }

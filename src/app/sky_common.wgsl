@@ -14,7 +14,8 @@ struct SkyParams {
     sun: vec4<f32>,
     // x: sky curve, y: ground curve, z: sun curve, w: below-horizon haze (fraction of 90°).
     curves: vec4<f32>,
-    // x: the sun's angular size in radians.
+    // x: the sun's angular size in radians; y: how far below the horizon (fraction of 90°) the
+    // open sea's far edge lies from the camera, where the below-horizon haze begins.
     sun_size: vec4<f32>,
 }
 
@@ -38,7 +39,9 @@ fn sky_radiance(p: SkyParams, d: vec3<f32>) -> vec3<f32> {
         return sky;
     }
     let ground = mix(p.ground_horizon.rgb, p.ground_bottom.rgb, ease(-e, p.curves.y));
-    return mix(p.horizon.rgb, ground, min(-e / p.curves.w, 1.0));
+    // The haze starts at the open sea's far edge, not at the horizon: down to that edge the
+    // dome stands in for fully fogged sea, which is the horizon colour.
+    return mix(p.horizon.rgb, ground, clamp((-e - p.sun_size.y) / p.curves.w, 0.0, 1.0));
 }
 
 // Aerial perspective at the horizon: `scatter` is the fog's inscattering toward the sun as Bevy

@@ -8,9 +8,14 @@ use std::path::PathBuf;
 
 #[derive(Parser)]
 #[command(name = "isla", version, about = "Fly over island blueprints; forge, inspect and render them")]
+// `fly` is the default command: its flags work without the word (`isla --frames 40`), and a
+// subcommand's name turns them off (`isla shot …` takes only `shot`'s flags).
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    #[command(flatten)]
+    pub fly: FlyArgs,
 }
 
 #[derive(Subcommand)]
@@ -295,12 +300,37 @@ pub struct SuiteArgs {
     /// Folder for the outputs (default: `suite-out` beside the suite file).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write the references of the views rendered (atomically) and say which changed.
-    #[arg(long)]
-    pub bless: bool,
+    /// Write references (atomically) and say which changed: `changed` (the default: every view
+    /// whose bytes differ), `new` (only views without one), `failed` (only views that failed).
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "changed", value_parser = bless_mode)]
+    pub bless: Option<isla::suite::BlessMode>,
+    /// Bless from the images of an earlier run's --out folder (a CI artefact, say) without
+    /// rendering; it must come from this suite file. Honours --only and --bless=MODE.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["merge", "shard"])]
+    pub bless_from: Option<PathBuf>,
     /// Render only the view called NAME (repeatable).
     #[arg(long, value_name = "NAME")]
     pub only: Vec<String>,
+    /// Render shard K of N (1-based): a deterministic share of the views.
+    #[arg(long, value_name = "K/N", value_parser = shard)]
+    pub shard: Option<isla::suite::shard::Shard>,
+    /// Balance the shards by each view's seconds in this earlier report.json (or its folder).
+    #[arg(long, value_name = "REPORT.json", requires = "shard")]
+    pub durations: Option<PathBuf>,
+    /// Merge shard output folders into one report under --out, without rendering.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["bless", "shard"])]
+    pub merge: Vec<PathBuf>,
+    /// Also write the results as JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+fn bless_mode(s: &str) -> Result<isla::suite::BlessMode, String> {
+    isla::suite::BlessMode::parse(s)
+}
+
+fn shard(s: &str) -> Result<isla::suite::shard::Shard, String> {
+    s.parse()
 }
 
 #[derive(Args)]

@@ -1,10 +1,8 @@
 //! One function per command. Each takes its parsed arguments (already range-checked by
 //! [`super::args`]) and calls the library; the printing of `info` and `chunk` lives here too.
 
-use super::args::{
-    ChunkArgs, DiffArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, SceneArgs, ShotArgs, SuiteArgs,
-};
-use super::{BadInput, Failure, bad};
+use super::args::{ChunkArgs, DiffArgs, FlightArgs, FlyArgs, ForgeArgs, InfoArgs, MapArgs, SceneArgs, ShotArgs};
+use super::{BadInput, Failure, bad, writable_dir, writable_file};
 use anyhow::Context;
 use isla::app::IslandWorld;
 use isla::app::debug::DebugToggles;
@@ -17,7 +15,7 @@ use std::sync::Arc;
 type Outcome = Result<ExitCode, Failure>;
 
 /// Read a blueprint (bad input when it cannot be read or is malformed); print its warnings.
-fn load(path: &Path) -> Result<(Blueprint, PathBuf), BadInput> {
+pub(super) fn load(path: &Path) -> Result<(Blueprint, PathBuf), BadInput> {
     let path = isla::resolve_blueprint_path(path);
     let bp = blueprint::read_file(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
     for w in &bp.warnings {
@@ -26,12 +24,15 @@ fn load(path: &Path) -> Result<(Blueprint, PathBuf), BadInput> {
     Ok((bp, path))
 }
 
-fn world_of(bp: Blueprint, path: &Path) -> IslandWorld {
+pub(super) fn world_of(bp: Blueprint, path: &Path) -> IslandWorld {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "blueprint".into());
     IslandWorld { source: Arc::new(WorldSource::new(Arc::new(bp))), name }
 }
 
 pub fn fly(a: FlyArgs) -> Outcome {
+    if let Some(shot) = &a.screenshot {
+        writable_file("--screenshot", shot)?;
+    }
     let path = a.blueprint.unwrap_or_else(|| PathBuf::from(isla::DEFAULT_BLUEPRINT));
     let (bp, path) = load(&path)?;
     let world = world_of(bp, &path);
@@ -148,6 +149,10 @@ pub fn forge(a: ForgeArgs) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     let out = a.out.clone().expect("clap requires --out without --print-dials");
+    writable_file("--out", &out)?;
+    if let Some(dir) = &a.snapshots {
+        writable_dir("--snapshots", dir)?;
+    }
     let t = std::time::Instant::now();
     let report = |r: &isla::forge::StageReport| eprintln!("forge: {:<7} {:>7.1} ms  {}", r.stage, r.millis, r.detail);
     let bp = isla::forge::forge(&dials, report).map_err(|e| match e {
@@ -194,6 +199,9 @@ pub fn info(a: InfoArgs) -> Outcome {
 /// `isla diff A B`: exit 0 when the two are equal, 1 when they differ, 2 when a file is bad
 /// (as `diff` does); a PNG that cannot be written is trouble too (2).
 pub fn diff(a: DiffArgs) -> Outcome {
+    if let Some(png) = &a.png {
+        writable_file("--png", png)?;
+    }
     let (pa, pb) = (isla::resolve_blueprint_path(&a.a), isla::resolve_blueprint_path(&a.b));
     let t = std::time::Instant::now();
     let c = isla::diff::diff_files(&pa, &pb).map_err(|e| bad(e.0))?;
@@ -230,6 +238,7 @@ pub fn diff(a: DiffArgs) -> Outcome {
 }
 
 pub fn shot(a: ShotArgs) -> Outcome {
+    writable_file("--out", &a.out)?;
     let (bp, path) = load(&a.blueprint)?;
     let world = world_of(bp, &path);
     let view = view_of(&world, &path, &a.scene)?;
@@ -277,66 +286,9 @@ fn probe_json(src: &WorldSource, view: &isla::view::View, frame: (u32, u32), p: 
     v
 }
 
-pub fn suite(a: SuiteArgs) -> Outcome {
-    use isla::suite::{Pose, RunOptions, Suite, SuiteView};
-    let started = std::time::Instant::now();
-    let mut suite = Suite::load(&a.suite).map_err(|e| bad(e.to_string()))?;
-    suite.select(&a.only).map_err(|e| bad(e.to_string()))?;
-    let (bp, path) =
-        load(&suite.blueprint).map_err(|BadInput(e)| bad(format!("{}: blueprint: {e:#}", a.suite.display())))?;
-    let out = a.out.clone().unwrap_or_else(|| suite.default_out());
-    if suite.out_is_references(&out) {
-        return Err(bad(format!(
-            "--out {}: that is the suite's references folder; a render there would replace its reference",
-            out.display()
-        ))
-        .into());
-    }
-    eprintln!("suite: {} views of {} from {}", suite.views.len(), path.display(), a.suite.display());
-    let world = world_of(bp, &path);
-    let view_distance = suite.view_distance_m.unwrap_or(isla::app::server::DEFAULT_VIEW_DISTANCE_M);
-    struct AppRenderer(isla::app::shot::Renderer);
-    impl isla::suite::Renderer for AppRenderer {
-        fn render(&mut self, v: &SuiteView) -> anyhow::Result<(image::RgbImage, isla::view::View)> {
-            let view = match v.pose {
-                Pose::Preset(p) => self.0.preset_view(p, v.sun, v.switches, v.lod),
-                Pose::Look { from, at } => isla::view::View { from, at, sun: v.sun, switches: v.switches, lod: v.lod },
-            };
-            let img = self.0.render(&view, v.width, v.height)?;
-            Ok((image::DynamicImage::ImageRgba8(img).to_rgb8(), view))
-        }
-    }
-    let mut renderer = AppRenderer(isla::app::shot::Renderer::new(world, view_distance));
-    let opts = RunOptions { out, bless: a.bless };
-    let report = isla::suite::run(&suite, &mut renderer, &opts, started, &mut |line| eprintln!("{line}"))?;
-    if a.bless {
-        let changed: Vec<String> = report
-            .views
-            .iter()
-            .filter(|v| v.blessed == Some(true))
-            .map(|v| format!("{} (was {})", v.name, v.was.map_or("?", |w| w.name())))
-            .collect();
-        let unchanged = report.views.iter().filter(|v| v.blessed == Some(false)).count();
-        if changed.is_empty() {
-            eprintln!("suite: blessed nothing: {unchanged} references already match");
-        } else {
-            eprintln!("suite: blessed {}: {}; {unchanged} unchanged", changed.len(), changed.join(", "));
-        }
-    }
-    eprintln!(
-        "suite: {} passed, {} failed ({} without a reference, {} errors) in {:.1} s; report {}",
-        report.passed,
-        report.failed,
-        report.new,
-        report.errors,
-        report.seconds,
-        opts.out.join("report.html").display()
-    );
-    Ok(ExitCode::from(report.exit_code()))
-}
-
 pub fn map(a: MapArgs) -> Outcome {
     use isla::cliffs::{CliffPreset, CliffSettings, MapLayers, MapRegion, MapRequest, render_map, write_png};
+    writable_file("--out", &a.out)?;
     let (bp, _) = load(&a.blueprint)?;
     let layers = MapLayers::parse(&a.layers).map_err(|e| bad(format!("--layers: {e}")))?;
     let preset = CliffPreset::from_name(&a.preset)

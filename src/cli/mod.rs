@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod suite;
 
 use args::Command;
 use std::process::ExitCode;
@@ -12,6 +13,17 @@ pub struct BadInput(pub anyhow::Error);
 
 pub fn bad(msg: impl Into<String>) -> BadInput {
     BadInput(anyhow::anyhow!(msg.into()))
+}
+
+/// An output file the command will write, checked before any work: a path the user cannot write
+/// is their mistake (exit 2), found in milliseconds rather than after a render or a forge.
+pub fn writable_file(flag: &str, path: &std::path::Path) -> Result<(), BadInput> {
+    isla::io::check_writable_file(path).map_err(|e| bad(format!("{flag} {}: {e}", path.display())))
+}
+
+/// An output folder, checked the same way (it may not exist yet; its nearest ancestor must).
+pub fn writable_dir(flag: &str, dir: &std::path::Path) -> Result<(), BadInput> {
+    isla::io::check_writable_dir(dir).map_err(|e| bad(format!("{flag} {}: {e}", dir.display())))
 }
 
 /// How a command failed: bad input (exit 2) or an internal failure (exit 1, said as such).
@@ -43,7 +55,7 @@ pub fn dispatch(cmd: Command) -> Result<ExitCode, Failure> {
         Command::Map(a) => commands::map(a),
         Command::Chunk(a) => commands::chunk(a),
         Command::Flight(a) => commands::flight(a),
-        Command::Suite(a) => commands::suite(a),
+        Command::Suite(a) => suite::suite(a),
     }
 }
 

@@ -3,17 +3,26 @@
 //! `NAME.diff.png`, `report.json` and `report.html` — with `--bless` the only way a reference is
 //! ever written.
 //!
-//! This module reads and checks the file ([`Suite::load`]) and runs a suite against any
-//! [`Renderer`] ([`run`]): the app's headless renderer in `isla suite`, a fake one in the
-//! Bevy-free tests. A bad file is refused before anything renders or is written.
+//! This module reads and checks the file ([`Suite::load`]); [`run`] renders and judges a suite
+//! against any [`Renderer`] (the app's headless renderer in `isla suite`, a fake one in the
+//! Bevy-free tests) and blesses references, from a render or from an earlier run's output;
+//! [`report`] writes what a run found (JSON, HTML, JUnit, GitHub Actions); [`shard`] splits a
+//! suite across CI jobs and merges their outputs. A bad file is refused before anything renders
+//! or is written.
 
-use crate::compare::{self, Metrics, Tolerance};
+pub mod report;
+pub mod run;
+pub mod shard;
+
+pub use report::{Report, Status, ViewResult};
+pub use run::{BlessMode, Renderer, RendererInfo, RunOptions, bless_from, run};
+
+use crate::compare::Tolerance;
 use crate::mesh::Shading;
 use crate::view::{Preset, Sun, Switches, View};
-use image::RgbImage;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
-use std::time::Instant;
 
 /// A suite file refused: one line naming the file, the key or view, and the problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +30,7 @@ pub struct SuiteError(pub String);
 
 impl std::fmt::Display for SuiteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
+        f.write_str(&crate::io::one_line(&self.0))
     }
 }
 
@@ -48,17 +57,41 @@ struct RawSuite {
     view: Vec<RawView>,
 }
 
-#[derive(Deserialize, Default, Clone, Copy)]
+/// `[tolerance]` (or a view's): the thresholds, and `[tolerance.renderer."PATTERN"]` tables that
+/// refine them on the renderers whose text the pattern matches.
+#[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 struct RawTolerance {
     min_similarity: Option<f64>,
     delta_e: Option<f64>,
     max_changed: Option<f64>,
     max_mean_delta_e: Option<f64>,
+    renderer: Option<BTreeMap<String, ToleranceOverlay>>,
 }
 
 impl RawTolerance {
-    fn over(self, base: Tolerance) -> Tolerance {
+    fn values(&self) -> ToleranceOverlay {
+        ToleranceOverlay {
+            min_similarity: self.min_similarity,
+            delta_e: self.delta_e,
+            max_changed: self.max_changed,
+            max_mean_delta_e: self.max_mean_delta_e,
+        }
+    }
+}
+
+/// Thresholds that replace those they name, leaving the rest as they were.
+#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToleranceOverlay {
+    pub min_similarity: Option<f64>,
+    pub delta_e: Option<f64>,
+    pub max_changed: Option<f64>,
+    pub max_mean_delta_e: Option<f64>,
+}
+
+impl ToleranceOverlay {
+    pub fn over(self, base: Tolerance) -> Tolerance {
         Tolerance {
             min_similarity: self.min_similarity.unwrap_or(base.min_similarity),
             delta_e: self.delta_e.unwrap_or(base.delta_e),
@@ -85,6 +118,8 @@ struct RawView {
     width: Option<u32>,
     height: Option<u32>,
     tolerance: Option<RawTolerance>,
+    /// Regions of the frame the comparison leaves out: `[x, y, w, h]` in pixels.
+    ignore: Option<Vec<[u32; 4]>>,
 }
 
 /// Where a view's camera is: a preset (placed by the app on the island) or an explicit pose.
@@ -104,7 +139,73 @@ pub struct SuiteView {
     pub lod: bool,
     pub width: u32,
     pub height: u32,
+    /// The thresholds on any renderer: the defaults, refined by the file's `[tolerance]` and the
+    /// view's own.
     pub tolerance: Tolerance,
+    /// Refinements for renderers whose text matches the pattern, weakest first: the file's, then
+    /// the view's, each in order of pattern length ([`SuiteView::tolerance_for`]).
+    pub renderer_tolerance: Vec<(String, ToleranceOverlay)>,
+    /// Rectangles `[x, y, w, h]` (pixels) the comparison leaves out.
+    pub ignore: Vec<[u32; 4]>,
+}
+
+impl SuiteView {
+    /// The thresholds on the renderer described by `renderer` ([`RendererInfo::text`]): the
+    /// view's tolerance, then every matching `[tolerance.renderer."PATTERN"]`, the file's before
+    /// the view's and a shorter pattern before a longer, so the most specific says last.
+    pub fn tolerance_for(&self, renderer: Option<&str>) -> Tolerance {
+        let Some(text) = renderer else { return self.tolerance };
+        self.renderer_tolerance
+            .iter()
+            .filter(|(pattern, _)| pattern_matches(pattern, text))
+            .fold(self.tolerance, |t, (_, o)| o.over(t))
+    }
+
+    /// What was asked of the renderer, in one line: the pose (a preset's name or the camera), the
+    /// sun, the switches, level of detail, the frame size and the masks. Two runs of the same
+    /// request render the same frame, so an earlier run's images can be blessed for it.
+    pub fn request(&self) -> String {
+        let mut v = View { from: [0.0; 3], at: [0.0; 3], sun: self.sun, switches: self.switches, lod: self.lod };
+        let pose = match self.pose {
+            Pose::Preset(p) => format!("preset={}", p.name()),
+            Pose::Look { from, at } => {
+                (v.from, v.at) = (from, at);
+                String::new()
+            }
+        };
+        let mut s = v.to_string();
+        if !pose.is_empty() {
+            // The placeholder camera replaced by the preset's name.
+            s = s.replacen(";from=0,0,0;at=0,0,0", &format!(";{pose}"), 1);
+        }
+        s.push_str(&format!(";size={}x{}", self.width, self.height));
+        for [x, y, w, h] in &self.ignore {
+            s.push_str(&format!(";ignore={x},{y},{w},{h}"));
+        }
+        s
+    }
+}
+
+/// Whether a renderer pattern matches a renderer's text: case-insensitively, `*` standing for any
+/// run of characters; a pattern without `*` matches anywhere in the text.
+pub fn pattern_matches(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.to_lowercase(), text.to_lowercase());
+    if !p.contains('*') {
+        return t.contains(&p);
+    }
+    let parts: Vec<&str> = p.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !t.starts_with(first) || t.len() < first.len() + last.len() || !t.ends_with(last) {
+        return false;
+    }
+    let mut rest = &t[first.len()..t.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// A checked suite file.
@@ -118,6 +219,9 @@ pub struct Suite {
     /// With level of detail off: chunks within this distance are drawn (m).
     pub view_distance_m: Option<f32>,
     pub views: Vec<SuiteView>,
+    /// The blueprint's name and size, then every view of the file (before `--only` or `--shard`
+    /// pick some) by [`SuiteView::request`]: what [`Suite::fingerprint`] is made of.
+    all_requests: Vec<String>,
 }
 
 /// Line and column (1-based) of byte `at` in `text`.
@@ -186,21 +290,36 @@ impl Suite {
         {
             return Err(err(format!("view_distance must be a positive number of metres, got {d}")));
         }
-        let tolerance = raw.tolerance.unwrap_or_default().over(Tolerance::default());
+        let suite_tol = raw.tolerance.unwrap_or_default();
+        let tolerance = suite_tol.values().over(Tolerance::default());
         tolerance.check().map_err(|e| err(format!("tolerance: {e}")))?;
+        let suite_overlays = renderer_overlays(&suite_tol, tolerance).map_err(|e| err(format!("tolerance: {e}")))?;
         if raw.view.is_empty() {
             return Err(err("no [[view]]: a suite needs at least one view".into()));
         }
         let mut views: Vec<SuiteView> = Vec::with_capacity(raw.view.len());
         for (i, v) in raw.view.into_iter().enumerate() {
             let label = format!("view '{}' ([[view]] #{})", v.name, i + 1);
-            let resolved = resolve_view(v, width, height, tolerance).map_err(|e| err(format!("{label}: {e}")))?;
+            let resolved =
+                resolve_view(v, width, height, tolerance, &suite_overlays).map_err(|e| err(format!("{label}: {e}")))?;
             if views.iter().any(|o| o.name == resolved.name) {
                 return Err(err(format!("{label}: name '{}' is given twice", resolved.name)));
             }
             views.push(resolved);
         }
-        Ok(Suite { path: path.to_path_buf(), blueprint, references, view_distance_m: raw.view_distance, views })
+        // The blueprint (its file name and size) is part of what the views render.
+        let bytes = std::fs::metadata(&blueprint).map_or(0, |m| m.len());
+        let name = blueprint.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let mut all_requests = vec![format!("blueprint|{name}|{bytes}")];
+        all_requests.extend(views.iter().map(|v| format!("{}|{}", v.name, v.request())));
+        Ok(Suite {
+            path: path.to_path_buf(),
+            blueprint,
+            references,
+            view_distance_m: raw.view_distance,
+            views,
+            all_requests,
+        })
     }
 
     /// Keep only the views named in `only` (all of them when empty); an unknown name is refused.
@@ -215,6 +334,25 @@ impl Suite {
         Ok(())
     }
 
+    /// What identifies this suite file's views, whichever of them a run renders: a hash (FNV-1a,
+    /// 64 bits, hex) of the blueprint's file name and size and every view's name and request in
+    /// file order. Outputs with another
+    /// fingerprint come from another suite file (or another version of it).
+    pub fn fingerprint(&self) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for r in &self.all_requests {
+            for b in r.bytes().chain(std::iter::once(b'\n')) {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        format!("{h:016x}")
+    }
+
+    /// How many views the file has, before any selection.
+    pub fn file_views(&self) -> usize {
+        self.all_requests.len() - 1
+    }
+
     /// Whether `out` is the references folder: a render written there would replace its own
     /// reference, a bless without `--bless`.
     pub fn out_is_references(&self, out: &Path) -> bool {
@@ -227,7 +365,41 @@ impl Suite {
     }
 }
 
-fn resolve_view(v: RawView, width: u32, height: u32, tol: Tolerance) -> Result<SuiteView, String> {
+/// The `[tolerance.renderer."PATTERN"]` tables of `raw`, each checked over `base`, shorter
+/// patterns first.
+fn renderer_overlays(raw: &RawTolerance, base: Tolerance) -> Result<Vec<(String, ToleranceOverlay)>, String> {
+    let mut out: Vec<(String, ToleranceOverlay)> = Vec::new();
+    for (pattern, o) in raw.renderer.iter().flatten() {
+        if pattern.trim().is_empty() || pattern.len() > 200 {
+            return Err(format!("renderer pattern '{pattern}' must be 1–200 characters"));
+        }
+        o.over(base).check().map_err(|e| format!("renderer \"{pattern}\": {e}"))?;
+        out.push((pattern.clone(), *o));
+    }
+    out.sort_by_key(|(p, _)| p.len());
+    Ok(out)
+}
+
+/// Each `ignore` rectangle inside the `width × height` frame and not empty.
+fn check_masks(masks: &[[u32; 4]], width: u32, height: u32) -> Result<(), String> {
+    for &[x, y, w, h] in masks {
+        if w == 0 || h == 0 {
+            return Err(format!("ignore: [{x}, {y}, {w}, {h}] is empty (width and height must be at least 1)"));
+        }
+        if x as u64 + w as u64 > width as u64 || y as u64 + h as u64 > height as u64 {
+            return Err(format!("ignore: [{x}, {y}, {w}, {h}] reaches outside the {width}×{height} frame"));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_view(
+    v: RawView,
+    width: u32,
+    height: u32,
+    tol: Tolerance,
+    suite_overlays: &[(String, ToleranceOverlay)],
+) -> Result<SuiteView, String> {
     check_name(&v.name)?;
     let poses = [v.preset.is_some(), v.view.is_some(), v.look_from.is_some() || v.look_at.is_some()];
     match poses.iter().filter(|p| **p).count() {
@@ -276,251 +448,19 @@ fn resolve_view(v: RawView, width: u32, height: u32, tol: Tolerance) -> Result<S
             _ => return Err(format!("lod: expected \"on\" or \"off\", got '{l}'")),
         };
     }
-    let tolerance = v.tolerance.unwrap_or_default().over(tol);
+    let view_tol = v.tolerance.unwrap_or_default();
+    let tolerance = view_tol.values().over(tol);
     tolerance.check().map_err(|e| format!("tolerance: {e}"))?;
-    Ok(SuiteView {
-        name: v.name,
-        pose,
-        sun,
-        switches,
-        lod,
-        width: check_side("width", v.width.unwrap_or(width))?,
-        height: check_side("height", v.height.unwrap_or(height))?,
-        tolerance,
-    })
-}
-
-/// What renders a view: the app's headless renderer, or a test's stand-in. `Ok` carries the frame
-/// and the view string of the pose it used.
-pub trait Renderer {
-    fn render(&mut self, view: &SuiteView) -> anyhow::Result<(RgbImage, View)>;
-}
-
-/// A view's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Pass,
-    Fail,
-    New,
-    Error,
-}
-
-impl Status {
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::New => "new",
-            Status::Error => "error",
-        }
+    let mut renderer_tolerance = suite_overlays.to_vec();
+    renderer_tolerance.extend(renderer_overlays(&view_tol, tolerance).map_err(|e| format!("tolerance: {e}"))?);
+    let width = check_side("width", v.width.unwrap_or(width))?;
+    let height = check_side("height", v.height.unwrap_or(height))?;
+    let ignore = v.ignore.unwrap_or_default();
+    if ignore.len() > 256 {
+        return Err(format!("ignore: {} rectangles; at most 256", ignore.len()));
     }
-    /// Worst first in the report.
-    fn rank(self) -> u8 {
-        match self {
-            Status::Error => 0,
-            Status::Fail => 1,
-            Status::New => 2,
-            Status::Pass => 3,
-        }
-    }
-}
-
-/// One view's outcome.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ViewResult {
-    pub name: String,
-    pub status: Status,
-    /// The comparison's figures; empty for a view without a reference or that did not render.
-    pub metrics: serde_json::Value,
-    /// Wall time of the view: render, readback, comparison and writing.
-    pub seconds: f64,
-    /// Why it failed or errored.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// The view string of what was rendered.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub view: Option<String>,
-    /// With `--bless`: whether the reference was (re)written, and `was`, the verdict against the
-    /// old one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blessed: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub was: Option<Status>,
-    #[serde(skip)]
-    figures: Option<Metrics>,
-    #[serde(skip)]
-    files: Files,
-}
-
-#[derive(Debug, Clone, Default)]
-struct Files {
-    actual: Option<PathBuf>,
-    reference: Option<PathBuf>,
-    diff: Option<PathBuf>,
-}
-
-/// What `run` did, and the exit status it calls for.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Report {
-    pub views: Vec<ViewResult>,
-    pub passed: usize,
-    /// Views that did not pass: failed, errored, or without a reference.
-    pub failed: usize,
-    pub new: usize,
-    pub errors: usize,
-    /// Wall time of the whole run (s), start-up included.
-    pub seconds: f64,
-}
-
-impl Report {
-    /// 0 when every view passed, else 1.
-    pub fn exit_code(&self) -> u8 {
-        if self.failed == 0 { 0 } else { 1 }
-    }
-}
-
-/// How to run a suite.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    pub out: PathBuf,
-    pub bless: bool,
-}
-
-/// Render every view of `suite` with `renderer`, compare, write the outputs under `opts.out`
-/// and, with `bless`, the references. `progress` gets one line per view as it finishes.
-pub fn run(
-    suite: &Suite,
-    renderer: &mut dyn Renderer,
-    opts: &RunOptions,
-    started: Instant,
-    progress: &mut dyn FnMut(&str),
-) -> anyhow::Result<Report> {
-    use anyhow::Context;
-    std::fs::create_dir_all(&opts.out).with_context(|| format!("cannot create {}", opts.out.display()))?;
-    let mut views = Vec::with_capacity(suite.views.len());
-    for (i, v) in suite.views.iter().enumerate() {
-        let t = Instant::now();
-        let mut r = run_view(suite, v, renderer, opts)?;
-        r.seconds = t.elapsed().as_secs_f64();
-        let figures = match (&r.message, &r.figures) {
-            (Some(m), _) => m.clone(),
-            (None, Some(f)) => f.summary(),
-            (None, None) => String::new(),
-        };
-        progress(&format!(
-            "suite: [{}/{}] {:<16} {:>6.2} s  {:<5} {}{}",
-            i + 1,
-            suite.views.len(),
-            r.name,
-            r.seconds,
-            r.status.name(),
-            if r.blessed == Some(true) { "blessed; " } else { "" },
-            figures
-        ));
-        views.push(r);
-    }
-    let count = |s: Status| views.iter().filter(|v| v.status == s).count();
-    let (passed, new, errors) = (count(Status::Pass), count(Status::New), count(Status::Error));
-    let report =
-        Report { passed, failed: views.len() - passed, new, errors, seconds: started.elapsed().as_secs_f64(), views };
-    write_report(&report, suite, &opts.out)?;
-    Ok(report)
-}
-
-fn run_view(
-    suite: &Suite,
-    v: &SuiteView,
-    renderer: &mut dyn Renderer,
-    opts: &RunOptions,
-) -> anyhow::Result<ViewResult> {
-    let mut r = ViewResult {
-        name: v.name.clone(),
-        status: Status::Error,
-        metrics: serde_json::json!({}),
-        seconds: 0.0,
-        message: None,
-        view: None,
-        blessed: None,
-        was: None,
-        figures: None,
-        files: Files::default(),
-    };
-    let (actual, view) = match renderer.render(v) {
-        Ok(x) => x,
-        Err(e) => {
-            r.message = Some(format!("render failed: {e:#}"));
-            return Ok(r);
-        }
-    };
-    r.view = Some(view.to_string());
-    let png = crate::io::encode_png_rgb(actual.as_raw(), actual.width(), actual.height())?;
-    let actual_path = opts.out.join(format!("{}.png", v.name));
-    crate::io::write_png_atomic(&actual_path, &png)?;
-    r.files.actual = Some(actual_path);
-    let ref_path = suite.references.join(format!("{}.png", v.name));
-    (r.status, r.message) = verdict(&ref_path, &actual, v, &opts.out, &mut r)?;
-    if opts.bless {
-        let old = std::fs::read(&ref_path).ok();
-        let write = old.as_deref() != Some(&png[..]);
-        if write {
-            std::fs::create_dir_all(&suite.references)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", suite.references.display()))?;
-            crate::io::write_png_atomic(&ref_path, &png)?;
-        }
-        r.blessed = Some(write);
-        r.was = Some(r.status);
-        r.status = Status::Pass;
-        r.message = None;
-        r.files.reference = Some(ref_path);
-    }
-    Ok(r)
-}
-
-/// The verdict against the reference at `ref_path` (and the difference image, where one exists).
-fn verdict(
-    ref_path: &Path,
-    actual: &RgbImage,
-    v: &SuiteView,
-    out: &Path,
-    r: &mut ViewResult,
-) -> anyhow::Result<(Status, Option<String>)> {
-    if !ref_path.exists() {
-        return Ok((
-            Status::New,
-            Some(format!("no reference {}; bless with --bless after looking", ref_path.display())),
-        ));
-    }
-    // The header first: a reference of another size fails without being decoded (a corrupt or
-    // hostile file never makes the runner allocate more than the render it is compared with).
-    match image::image_dimensions(ref_path) {
-        Ok(d) if d != actual.dimensions() => {
-            let ((rw, rh), (aw, ah)) = (d, actual.dimensions());
-            r.files.reference = Some(ref_path.to_path_buf());
-            return Ok((Status::Fail, Some(format!("the reference is {rw}×{rh}, the render {aw}×{ah}"))));
-        }
-        Ok(_) => {}
-        Err(e) => return Ok((Status::Error, Some(format!("cannot read the reference {}: {e}", ref_path.display())))),
-    }
-    let reference = match image::open(ref_path) {
-        Ok(i) => i.to_rgb8(),
-        Err(e) => return Ok((Status::Error, Some(format!("cannot read the reference {}: {e}", ref_path.display())))),
-    };
-    r.files.reference = Some(ref_path.to_path_buf());
-    let (m, de) = match compare::compare(&reference, actual, &v.tolerance) {
-        Ok(x) => x,
-        Err(why) => return Ok((Status::Fail, Some(why))),
-    };
-    r.metrics = serde_json::to_value(m)?;
-    r.figures = Some(m);
-    let heat = compare::heat_map(&reference, &de, v.tolerance.delta_e);
-    let diff_path = out.join(format!("{}.diff.png", v.name));
-    crate::io::write_png_atomic(&diff_path, &crate::io::encode_png_rgb(heat.as_raw(), heat.width(), heat.height())?)?;
-    r.files.diff = Some(diff_path);
-    Ok(match m.failure(&v.tolerance) {
-        Some(why) => (Status::Fail, Some(why)),
-        None => (Status::Pass, None),
-    })
+    check_masks(&ignore, width, height)?;
+    Ok(SuiteView { name: v.name, pose, sun, switches, lod, width, height, tolerance, renderer_tolerance, ignore })
 }
 
 /// `to` relative to the folder `from` (both made absolute and normalised lexically), with `/`.
@@ -544,67 +484,4 @@ pub fn relative_path(from: &Path, to: &Path) -> String {
     let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
     parts.extend(b[common..].iter().cloned());
     parts.join("/")
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-fn write_report(report: &Report, suite: &Suite, out: &Path) -> anyhow::Result<()> {
-    let json = serde_json::to_string_pretty(report)?;
-    crate::io::write_bytes_atomic(&out.join("report.json"), json.as_bytes())?;
-    let mut rows: Vec<&ViewResult> = report.views.iter().collect();
-    let score = |v: &ViewResult| v.figures.map_or(1.0, |m| m.similarity);
-    rows.sort_by(|a, b| a.status.rank().cmp(&b.status.rank()).then(score(a).total_cmp(&score(b))));
-    let cell = |p: &Option<PathBuf>, what: &str| match p {
-        Some(p) => {
-            let rel = html_escape(&relative_path(out, p));
-            format!("<td><a href=\"{rel}\"><img src=\"{rel}\" alt=\"{what}\"></a></td>")
-        }
-        None => format!("<td class=\"none\">no {what}</td>"),
-    };
-    let mut html = String::new();
-    html.push_str(&format!(
-        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>Isla suite: {name}</title>\n<style>\n\
-         body {{ font: 14px system-ui, sans-serif; margin: 1em; }} table {{ border-collapse: collapse; }}\n\
-         td, th {{ border: 1px solid #ccc; padding: 4px; vertical-align: top; }} img {{ width: 320px; }}\n\
-         td:first-child {{ width: 300px; }} code {{ word-break: break-all; font-size: 12px; }}\n\
-         .pass {{ color: #161; }} .fail, .error {{ color: #b11; font-weight: bold; }} .new {{ color: #a60; }}\n\
-         .none {{ color: #888; }}\n</style>\n<h1>{name}</h1>\n<p>{} views: {} passed, {} failed ({} without a reference, {} errors) in {:.1} s. \
-         Blueprint {}.</p>\n<table>\n<tr><th>view</th><th>reference</th><th>actual</th><th>difference (ΔE)</th></tr>\n",
-        report.views.len(),
-        report.passed,
-        report.failed,
-        report.new,
-        report.errors,
-        report.seconds,
-        html_escape(&suite.blueprint.display().to_string()),
-        name = html_escape(&suite.path.display().to_string()),
-    ));
-    for v in rows {
-        let status = v.status.name();
-        let mut about = format!("<b>{}</b><br><span class=\"{status}\">{status}</span>", html_escape(&v.name));
-        if v.blessed == Some(true) {
-            about.push_str(&format!(" (blessed; was {})", v.was.map_or("-", |w| w.name())));
-        }
-        about.push_str(&format!("<br>{:.2} s", v.seconds));
-        if let Some(m) = &v.figures {
-            about.push_str(&format!("<br>{}", html_escape(&m.summary())));
-        }
-        if let Some(msg) = &v.message {
-            about.push_str(&format!("<br>{}", html_escape(msg)));
-        }
-        if let Some(s) = &v.view {
-            about.push_str(&format!("<br><code>{}</code>", html_escape(s)));
-        }
-        html.push_str(&format!(
-            "<tr><td>{about}</td>{}{}{}</tr>\n",
-            cell(&v.files.reference, "reference"),
-            cell(&v.files.actual, "image"),
-            cell(&v.files.diff, "difference")
-        ));
-    }
-    html.push_str("</table>\n");
-    crate::io::write_bytes_atomic(&out.join("report.html"), html.as_bytes())?;
-    Ok(())
 }

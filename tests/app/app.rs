@@ -58,6 +58,75 @@ fn missing_blueprint_is_one_clear_error_and_exit_code_2() {
     assert_eq!(fly.status.code(), Some(2), "fly refuses before any window opens");
 }
 
+/// Every command that writes checks its output before any work (SPEC §9): a file in a folder
+/// that does not exist, or a folder under a file, is the user's mistake, refused with one line
+/// naming the flag and the path, exit 2 — and nothing is rendered, forged or compared first (a
+/// forge that ran would have logged its stages; a diff that ran would have printed it).
+#[test]
+fn outputs_that_cannot_be_written_are_refused_before_any_work() {
+    let missing = out_dir().join(format!("no-such-folder-{}", std::process::id()));
+    let png = missing.join("x.png");
+    let small = repo("blueprints/small.dat");
+    let runs: Vec<(&str, Vec<std::ffi::OsString>)> = vec![
+        ("shot", vec!["shot".into(), small.clone().into(), "--out".into(), png.clone().into()]),
+        ("map", vec!["map".into(), small.clone().into(), "--out".into(), png.clone().into()]),
+        ("diff", vec!["diff".into(), small.clone().into(), small.clone().into(), "--png".into(), png.clone().into()]),
+        (
+            "forge",
+            vec![
+                "forge".into(),
+                "--seed".into(),
+                "3".into(),
+                "--size".into(),
+                "64".into(),
+                "--out".into(),
+                missing.join("x.dat").into(),
+            ],
+        ),
+        (
+            "suite",
+            vec!["suite".into(), repo("tests/screenshots/small.toml").into(), "--out".into(), small.join("out").into()],
+        ),
+        ("fly", vec!["--frames".into(), "4".into(), "--screenshot".into(), png.clone().into()]),
+    ];
+    for (what, args) in runs {
+        let out = isla().args(&args).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: one line, before any work: {err}");
+        assert!(out.stdout.is_empty(), "{what}: printed before refusing: {}", String::from_utf8_lossy(&out.stdout));
+        let flag = if what == "diff" {
+            "--png"
+        } else if what == "fly" {
+            "--screenshot"
+        } else {
+            "--out"
+        };
+        assert!(err.starts_with(&format!("error: {flag} ")), "{what}: {err}");
+        assert!(err.contains("no folder") || err.contains("is not a folder"), "{what}: {err}");
+    }
+    assert!(!missing.exists(), "nothing was created");
+}
+
+/// `fly` is the default command: its flags work without the word, and a file alone is its
+/// blueprint. (A missing blueprint is refused before any window opens, so no display is needed.)
+#[test]
+fn flys_flags_work_without_the_word_fly() {
+    for args in [
+        &["--frames", "4", "--panel", "no/such/island.dat"][..],
+        &["no/such/island.dat"],
+        &["--map", "no/such/island.dat"],
+    ] {
+        let out = isla().args(args).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no/such/island.dat") && !err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    // A subcommand still takes only its own flags.
+    let out = isla().args(["info", "--panel", "blueprints/small.dat"]).current_dir(repo("")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn malformed_blueprint_names_the_section() {
     let path = out_dir().join("truncated.dat");
@@ -85,7 +154,8 @@ fn window_opens_under_xvfb_when_available() {
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(env!("CARGO_BIN_EXE_isla"))
-        .args(["fly", "--frames", "12", "--view", view])
+        // No `fly`: it is the default command, and its flags work without the word.
+        .args(["--frames", "12", "--panel", "--view", view])
         .current_dir(repo(""))
         .output()
         .unwrap();
@@ -558,6 +628,50 @@ fn map_renders_headless_with_layers_and_stats() {
     }
 }
 
+/// SPEC §5 "Sky": the sea reaches the horizon from any altitude the presets use. From high up the
+/// open sea's far edge lies over a degree below the horizon; down to it the dome keeps the horizon
+/// colour (that of the fully fogged sea), so no darker band and no line shows between them. A
+/// camera 17.7 km up (the 16384² island's overview preset) pitched 19° down over the small
+/// island: down the frame's centre column, over the sky and the sea beyond the island, no row
+/// steps from the next by more than 8 levels. (On
+/// the dome's old haze, which began at the horizon, it stepped 14 levels where the sea began.)
+#[test]
+fn the_sea_meets_the_horizon_without_a_line_from_high_up() {
+    use bevy::math::Vec3;
+    use isla::app::sky::{HORIZON, linear, sea_edge_depression, sky_colour_from};
+    let edge = sea_edge_depression(17_700.0);
+    assert!((edge * 90.0 - 1.127).abs() < 0.01, "the far sea's edge from 17.7 km: {}°", edge * 90.0);
+    let below = |deg: f32| Vec3::new(deg.to_radians().cos(), -deg.to_radians().sin(), 0.0);
+    let away = Vec3::new(0.0, 0.5, 1.0);
+    let h = linear(HORIZON);
+    for deg in [0.1, 0.5, 1.0, 1.12] {
+        let c = sky_colour_from(below(deg), away, 17_700.0);
+        assert!(c.iter().zip(h).all(|(a, b)| (a - b).abs() < 1e-5), "{deg}° below: {c:?} is not the horizon {h:?}");
+    }
+    assert!(sky_colour_from(below(1.5), away, 17_700.0)[2] < h[2] - 0.01, "the haze begins past the edge");
+    let pitch = 19f32.to_radians();
+    let (from, reach) = ([1000.0, 17_700.0, 40_000.0], 17_700.0 / pitch.sin());
+    let at = [1000.0, 0.0, from[2] - reach * pitch.cos()];
+    let fmt = |p: [f32; 3]| format!("{},{},{}", p[0], p[1], p[2]);
+    let img = render_shot(
+        "blueprints/small.dat",
+        (320, 180),
+        &["--look-from", &fmt(from), "--look-at", &fmt(at)],
+        "horizon-17km.png",
+    );
+    // The rows above the island (its far shore is about 24° below the camera, row 106): sky,
+    // horizon at row 28 and open sea.
+    let (mut worst, mut at_row) = (0i32, 0u32);
+    for y in 1..80 {
+        let (p, q) = (img.get_pixel(160, y - 1), img.get_pixel(160, y));
+        let step = (0..3).map(|c| (p[c] as i32 - q[c] as i32).abs()).max().unwrap();
+        if step > worst {
+            (worst, at_row) = (step, y);
+        }
+    }
+    assert!(worst <= 8, "column 160 steps {worst} levels between rows {} and {at_row}", at_row - 1);
+}
+
 /// The CPU sky against Godot's ProceduralSkyMaterial formula, worked by hand for the reference
 /// values (sky curve 0.12, ground curve 0.05, sun_angle_max 12°, sun_curve 0.15, sun size 0),
 /// colours converted from sRGB to linear as Godot's `source_color` uniforms are.
@@ -982,7 +1096,7 @@ fn actions_sent_as_messages_are_the_one_way_settings_change() {
     assert_eq!((sun.elevation_deg, sun.azimuth_deg), (89.0, 4.0), "other actions leave the sun");
 }
 
-/// Issue 29: `isla shot … --probe PX,PY` prints `probe: {json}` for the column that pixel shows,
+/// `isla shot … --probe PX,PY` prints `probe: {json}` for the column that pixel shows,
 /// with the same fields `isla chunk --json` prints for it, plus where it was hit; over the sky,
 /// `"hit": false`.
 #[test]
@@ -1022,7 +1136,7 @@ fn shot_probe_reports_the_column_as_chunk_json_does() {
     assert_eq!(sky["hit"], false, "{sky}");
 }
 
-/// Issue 29: `--view NAME` starts at a view saved beside the blueprint; an unknown name is one
+/// `--view NAME` starts at a view saved beside the blueprint; an unknown name is one
 /// line and exit 2.
 #[test]
 fn a_saved_view_is_started_from_by_name() {
@@ -1054,7 +1168,7 @@ fn a_saved_view_is_started_from_by_name() {
     assert!(err.contains("no view named 'no-such-view'") && err.trim().lines().count() == 1, "{err}");
 }
 
-/// Issue 29, the sun in hand: the panel's sliders send `SetSun`, which sets the sun (clamped as
+/// The sun in hand: the panel's sliders send `SetSun`, which sets the sun (clamped as
 /// the keys clamp it), and the time of day follows the day arc: east at 6:00, south and 60° high
 /// at noon, west at 18:00.
 #[test]
@@ -1078,9 +1192,20 @@ fn the_sun_sliders_and_the_day_arc() {
     assert!(close(SunSettings::at_hour(12.0), 60.0, 180.0));
     assert!(close(SunSettings::at_hour(15.0), 60.0 * std::f32::consts::FRAC_1_SQRT_2, 225.0));
     assert!(close(SunSettings::at_hour(18.0), 2.0, 270.0));
+    // The time-of-day slider shows an hour only for a sun on the arc: the default sun (38°, 45°)
+    // is off it, and so is one turned off it by a degree; a sun the slider set, after the
+    // action's rounding, reads back as its hour.
+    assert_eq!(SunSettings::default().hour_on_arc(), None);
+    assert_eq!(SunSettings { elevation_deg: 61.0, azimuth_deg: 180.0 }.hour_on_arc(), None);
+    for hour in [6.0, 7.3, 12.0, 15.55, 18.0] {
+        app.world_mut().write_message(SunSettings::at_hour(hour).set_action());
+        app.update();
+        let got = app.world().resource::<SunSettings>().hour_on_arc();
+        assert!(got.is_some_and(|h| (h - hour).abs() < 1e-3), "hour {hour}: {got:?}");
+    }
 }
 
-/// Issue 30's must-show: the full default dials file, read back with the seed and size of the
+/// The full default dials file, read back with the seed and size of the
 /// default island, forges `blueprints/default.dat` byte for byte.
 #[test]
 fn the_printed_default_dials_reproduce_the_default_island() {

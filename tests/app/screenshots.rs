@@ -98,6 +98,96 @@ fn presets_match_their_references() {
     assert_suite_passes("default");
 }
 
+/// SPEC §8 "Suites in CI": the report names the renderer that drew the frames (the adapter, its
+/// driver and backend, as the driver reports them), and says which views were checked on
+/// another renderer than their reference was blessed on.
+#[test]
+fn the_report_names_the_renderer() {
+    let r = own_suite("small");
+    let renderer = &r.report["renderer"];
+    for key in ["name", "driver", "driver_info", "backend", "device_type", "isla"] {
+        assert!(renderer[key].as_str().is_some_and(|s| !s.is_empty()), "renderer.{key}: {renderer}");
+    }
+    assert_eq!(renderer["backend"], "Vulkan");
+    assert!(r.stderr.contains(&format!("renderer: {}", renderer["name"].as_str().unwrap())), "{}", r.stderr);
+    assert_eq!(r.report["suite"]["views"], 4);
+    assert!(
+        r.report["views"].as_array().unwrap().iter().all(|v| v["request"].as_str().unwrap().contains(";size=160x90"))
+    );
+}
+
+/// The worked GitHub Actions workflow (docs/ci/github-actions.yml): its shell steps, run here by
+/// scripts/ci-example — three shards, the merge with ::error lines, a step summary and JUnit,
+/// a bless from the merged report — do what the workflow expects.
+#[test]
+fn the_ci_workflows_steps_run_here() {
+    let run = Command::new(repo("scripts/ci-example")).env("ISLA", env!("CARGO_BIN_EXE_isla")).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success(), "{out}\n{err}");
+    assert!(out.contains("the suite passes: OK"), "{out}");
+}
+
+/// SPEC §8 "Suites in CI", bad input: a malformed shard, a mask outside the frame, a --merge or
+/// --bless-from folder with no report or of another suite are refused with one line and exit 2,
+/// and nothing is written.
+#[test]
+fn bad_ci_input_is_refused_in_one_line_writing_nothing() {
+    let dir = repo("target/screenshot-output/bad-ci");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let small = repo("tests/screenshots/small.toml");
+    let other = dir.join("other.toml");
+    std::fs::write(
+        &other,
+        format!(
+            "blueprint = \"{}\"\nreferences = \"refs\"\nwidth = 32\nheight = 18\n[[view]]\nname = \"a\"\npreset = \"coast\"\n",
+            repo("blueprints/small.dat").display()
+        ),
+    )
+    .unwrap();
+    // An output of another suite (written with --bless so its folder has a report).
+    let made = run_suite(&other, &dir.join("other-out"), &["--bless"], &[]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let masked = dir.join("masked.toml");
+    std::fs::write(&masked, std::fs::read_to_string(&other).unwrap() + "ignore = [[30, 0, 3, 1]]\n").unwrap();
+    let out = dir.join("out");
+    let s = |p: &Path| p.display().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![s(&small), "--shard".into(), "0/2".into()], "is not K/N"),
+        (vec![s(&small), "--shard".into(), "3/2".into()], "is not K/N"),
+        (vec![s(&small), "--shard".into(), "x/y".into()], "is not K/N"),
+        (vec![s(&masked)], "reaches outside the 32×18 frame"),
+        (vec![s(&small), "--merge".into(), s(&dir.join("empty"))], "no report.json"),
+        (vec![s(&small), "--merge".into(), s(&dir.join("other-out"))], "made from another suite"),
+        (vec![s(&small), "--bless-from".into(), s(&dir.join("empty"))], "no report.json"),
+        (vec![s(&small), "--bless-from".into(), s(&dir.join("other-out"))], "made from another suite"),
+        (vec![s(&small), "--bless=sometimes".into()], "unknown bless mode"),
+    ];
+    let refs_before: Vec<Vec<u8>> = ["overview", "coast", "crater", "underwater"]
+        .map(|p| std::fs::read(repo(&format!("tests/screenshots/small-{p}.png"))).unwrap())
+        .into();
+    for (args, want) in cases {
+        let run = Command::new(env!("CARGO_BIN_EXE_isla"))
+            .arg("suite")
+            .args(&args)
+            .arg("--out")
+            .arg(&out)
+            .current_dir(repo(""))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: wanted '{want}' in {err}");
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
+    let refs_after: Vec<Vec<u8>> = ["overview", "coast", "crater", "underwater"]
+        .map(|p| std::fs::read(repo(&format!("tests/screenshots/small-{p}.png"))).unwrap())
+        .into();
+    assert_eq!(refs_before, refs_after, "no reference touched");
+    assert!(!repo("tests/screenshots/small-overview.bless.json").exists());
+}
+
 /// Each camera preset shows what its name promises: the coast looks low over the sea (the lower
 /// third is water), and from underwater the top rows are the sheet seen from below (bluish and
 /// darker than the open sky's zenith in the overview).

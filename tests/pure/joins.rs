@@ -1,4 +1,4 @@
-//! SPEC §3 "Roads", issue 27: the road network as the world server carves it, walked column by
+//! SPEC §3 "Roads": the road network as the world server carves it, walked column by
 //! column. These tests read the carved surface (`WorldSource::surface_y_m`, the same data
 //! `isla chunk` prints), not the planned profiles, so a step where two roadbeds meet shows.
 
@@ -77,7 +77,7 @@ fn worst(steps: &[Step], n: usize) -> Vec<Step> {
     s
 }
 
-/// Issue 27's must-show: walking the carved surface along every road of the default island,
+/// Walking the carved surface along every road of the default island,
 /// every 8 columns of arc, no step between sampled road columns is steeper than 15 % (the
 /// steepest tier allows 12 %; the rest is the column grid against the centreline). Measured
 /// 2026-12-02: 13.2 % with the roads joined; 54 % without (at (344, 654)), 53 % at the city
@@ -96,7 +96,7 @@ fn no_step_along_the_carved_roads_is_steeper_than_fifteen_percent() {
     }
 }
 
-/// Issue 27: every town has a flat square sized by its tier, carved at one height (within
+/// SPEC §3 "Town squares": every town has a flat square sized by its tier, carved at one height (within
 /// 0.25 m) and paved with road material; the roads into the town ramp to it.
 #[test]
 fn every_town_has_a_flat_paved_square() {
@@ -169,7 +169,7 @@ struct EdgeStep {
     step_m: f32,
 }
 
-/// Issue 27 item 5: where a road stands on a fill (or in a cutting), its outer edge and the
+/// SPEC §3 "Roads": where a road stands on a fill (or in a cutting), its outer edge and the
 /// slope below meet as one line, not as a wall whose top the column grid cuts into teeth. On the
 /// carved surface of the default island, from every road column out across each of its four
 /// sides, three columns on, no step between neighbouring columns is steeper than
@@ -297,7 +297,7 @@ fn switchbacks_and_bridges(src: &WorldSource) -> Vec<bool> {
     left_out
 }
 
-/// Issue 27 item 5, at full detail: a road's paint edge is a straight line between columns, not
+/// At full detail, a road's paint edge is a straight line between columns, not
 /// a chain of one-column diamonds. The terrain shader paints where the paint field, interpolated
 /// across each Marching Cubes triangle, is ≤ 0; here the same interpolation is done on the
 /// chunk meshes the app draws (every 4th chunk a road crosses on the default island), at ten

@@ -16,4 +16,6 @@ mod probe;
 mod reader_bounds;
 mod rules;
 mod suite;
+mod suite_ci;
+mod text_inputs;
 mod world;

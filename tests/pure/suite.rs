@@ -210,7 +210,7 @@ impl Renderer for Fake {
 fn run(suite_path: &Path, bless: bool) -> (isla::suite::Report, serde_json::Value, PathBuf) {
     let suite = Suite::load(suite_path).unwrap();
     let out = suite.default_out();
-    let opts = RunOptions { out: out.clone(), bless };
+    let opts = RunOptions { out: out.clone(), bless: bless.then_some(isla::suite::BlessMode::Changed), shard: None };
     let mut lines = Vec::new();
     let report =
         isla::suite::run(&suite, &mut Fake, &opts, std::time::Instant::now(), &mut |l| lines.push(l.to_string()))
@@ -465,7 +465,7 @@ fn the_heat_map_dims_the_unchanged_and_ramps_red_yellow_white() {
     });
     // Threshold 10: full scale at ΔE 20.
     let de = [0.9, 1.0, 5.0, 12.0, 17.0, 20.0];
-    let map = heat_map(&reference, &de, 10.0);
+    let map = heat_map(&reference, &de, 10.0, &[]);
     let px = |i: u32| map.get_pixel(i % 3, i / 3).0;
     let luma = (0.2126 * 200.0 + 0.7152 * 100.0 + 0.0722 * 40.0) * 0.25;
     assert_eq!(px(0), [luma as u8; 3], "unchanged: the dimmed luma");
@@ -498,7 +498,7 @@ fn a_corrupt_reference_is_an_error_and_an_oversized_suite_file_is_refused() {
     assert!(e.contains("big.toml") && e.contains("at most"), "{e}");
 }
 
-/// Issue 24's lines, held: no circle among the files of `src/app`, `src/forge` and the top-level
+/// The house's lines, held: no circle among the files of `src/app`, `src/forge` and the top-level
 /// modules (`scripts/structure`), no function in `src` over 80 lines unless it is a marked table
 /// and no file over 700 (`scripts/long-fns`).
 #[test]
@@ -519,7 +519,7 @@ fn the_house_keeps_its_lines() {
     }
 }
 
-/// Issue 29: saved views round-trip. Saving appends `view-1`, `view-2`… to
+/// Saved views round-trip. Saving appends `view-1`, `view-2`… to
 /// `BLUEPRINT.views.toml` beside the blueprint; each loads back as the same view, the file is a
 /// suite `isla suite` reads as it is, and a file that does not parse is refused, not overwritten.
 #[test]
@@ -553,7 +553,7 @@ fn saved_views_round_trip_and_are_a_suite() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-// ---- cargo-mutants' misses in src/suite.rs (session 20) -------------------------------------
+// ---- the suite runner's edges, each once a surviving mutant ----------------------------------
 
 #[test]
 fn a_malformed_suite_file_names_the_line_and_the_column() {

@@ -125,7 +125,7 @@ pub struct DialsError(pub String);
 
 impl std::fmt::Display for DialsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&crate::io::one_line(&self.0))
     }
 }
 
