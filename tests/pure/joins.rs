@@ -17,21 +17,41 @@ fn world(name: &str) -> &'static WorldSource {
 }
 
 /// One step of a walk: where, the rise over the run, and the tier walked (`at` and `tier` are
-/// read through `Debug`, in the failure messages).
+/// read through `Debug`, in the failure messages); `chord` is the rise over the straight line
+/// between the two road points sampled.
 #[allow(dead_code)]
 #[derive(Debug, Clone, Copy)]
 struct Step {
     at: [i64; 2],
     grade: f32,
+    chord: f32,
     tier: RoadTier,
 }
 
-/// Walk every road of the blueprint along its points, sampling the carved surface about every
-/// `every` columns of arc (the issue's "every 8th point" at one point a column; a road bending
-/// back on itself carries more points a column) where the column is a road column, and return
-/// the steps between consecutive
-/// samples: the rise over the run along the road (its arc length, so a hairpin's two legs are
-/// not read as a cliff between them), bridge spans left out (their deck is drawn apart).
+/// Where on a road (its arc length, m) the column centre `c` stands: the foot of the nearest of
+/// the segments around point `i`. A column's surface is the roadbed at that foot (SPEC §3
+/// "Cross-section"), so the run between two columns is the arc between their feet.
+fn foot_arc(points: &[[f32; 2]], arc: &[f32], c: [f32; 2], i: usize) -> f32 {
+    let (lo, hi) = (i.saturating_sub(6), (i + 6).min(points.len() - 1));
+    let mut best = (f32::MAX, arc[i]);
+    for s in lo..hi {
+        let (p0, p1) = (points[s], points[s + 1]);
+        let d = [p1[0] - p0[0], p1[1] - p0[1]];
+        let l2 = d[0] * d[0] + d[1] * d[1];
+        let t = if l2 > 0.0 { (((c[0] - p0[0]) * d[0] + (c[1] - p0[1]) * d[1]) / l2).clamp(0.0, 1.0) } else { 0.0 };
+        let dist = (c[0] - p0[0] - d[0] * t).hypot(c[1] - p0[1] - d[1] * t);
+        if dist < best.0 {
+            best = (dist, arc[s] + (arc[s + 1] - arc[s]) * t);
+        }
+    }
+    best.1
+}
+
+/// Walk every road of the blueprint along its points, sampling the carved surface at every
+/// `every`-th point where the column under it is a road column, and return the steps between
+/// consecutive samples: the rise over the run along the road between the two columns' feet (the
+/// arc, so a hairpin's two legs are not read as a cliff between them), bridge spans left out
+/// (their deck is drawn apart).
 fn walk(src: &WorldSource, every: usize) -> Vec<Step> {
     let bp = &src.blueprint;
     let Some(net) = &bp.roads else { return Vec::new() };
@@ -44,26 +64,24 @@ fn walk(src: &WorldSource, every: usize) -> Vec<Step> {
             let (a, b) = (r.points[i - 1], r.points[i]);
             arc[i] = arc[i - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * mpp;
         }
-        let mut last: Option<(f32, f32)> = None;
-        let mut next_m = 0.0;
-        for (i, p) in r.points.iter().enumerate() {
-            if arc[i] < next_m {
-                continue;
-            }
-            next_m = arc[i] + every as f32 * mpp;
+        let mut last: Option<(usize, [i64; 2], f32)> = None;
+        for (i, p) in r.points.iter().enumerate().step_by(every) {
             let c = [p[0].floor() as i64, p[1].floor() as i64];
             if on_bridge(i) || src.road_at(c[0], c[1]).is_none() {
                 last = None;
                 continue;
             }
             let y = src.surface_y_m(c[0], c[1]);
-            if let Some((sq, yq)) = last {
-                let run = arc[i] - sq;
-                if run > 0.0 {
-                    out.push(Step { at: c, grade: (y - yq).abs() / run, tier: r.tier });
+            if let Some((k, ck, yk)) = last {
+                let centre = |c: [i64; 2]| [c[0] as f32 + 0.5, c[1] as f32 + 0.5];
+                let run = (foot_arc(&r.points, &arc, centre(c), i) - foot_arc(&r.points, &arc, centre(ck), k)).abs();
+                let q = r.points[k];
+                let chord = (p[0] - q[0]).hypot(p[1] - q[1]) * mpp;
+                if run > 1.0 {
+                    out.push(Step { at: c, grade: (y - yk).abs() / run, chord: (y - yk).abs() / chord, tier: r.tier });
                 }
             }
-            last = Some((arc[i], y));
+            last = Some((i, c, y));
         }
     }
     out
@@ -72,28 +90,34 @@ fn walk(src: &WorldSource, every: usize) -> Vec<Step> {
 /// The steepest steps of a walk, for the failure message.
 fn worst(steps: &[Step], n: usize) -> Vec<Step> {
     let mut s = steps.to_vec();
-    s.sort_by(|a, b| b.grade.total_cmp(&a.grade));
+    s.sort_by(|a, b| (b.grade - b.tier.grade_limit()).total_cmp(&(a.grade - a.tier.grade_limit())));
     s.truncate(n);
     s
 }
 
-/// Walking the carved surface along every road of the default island,
-/// every 8 columns of arc, no step between sampled road columns is steeper than 15 % (the
-/// steepest tier allows 12 %; the rest is the column grid against the centreline). Measured
-/// 2026-12-02: 13.2 % with the roads joined; 54 % without (at (344, 654)), 53 % at the city
-/// near (700, 475) and 46 % at the crossing near (339, 759). `small.dat` (16 m columns) still
-/// steps 17.6 % at (74, 164) where its roads share a corridor (residue 25.9 m, 23 m before its
-/// re-forge with the rivers' shoulders of issue 27 item 4): not yet asserted (issue 27).
+/// SPEC §3 "Roads": a road climbs within its tier's grade along its arc. Walking the carved
+/// surface of the default island at every 8th point of every road, with the run the arc between
+/// the two columns' feet: 99 % of the steps are within the tier's grade (+0.1 %), and every one
+/// within 1.5 % of it — the rest is where another road's roadbed owns a column at a junction or
+/// a shared corridor (measured: 9.3 % on a highway, 12.7 % on a road). Read as the straight line
+/// between the two points instead, a switchback's steps look far steeper (over 25 %) though its
+/// roadbed climbs 12.0 % along the arc: that is what a walk measuring chords sees.
 #[test]
-fn no_step_along_the_carved_roads_is_steeper_than_fifteen_percent() {
-    {
-        let name = "default";
-        let steps = walk(world(name), 8);
-        assert!(steps.len() > 100, "{name}: {} steps walked", steps.len());
-        let w = worst(&steps, 6);
-        eprintln!("{name}: {:?}; {} steps, steepest {:?}", world(name).roads.joins, steps.len(), w);
-        assert!(w[0].grade <= 0.15, "{name}: steps steeper than 15 %: {w:?}");
-    }
+fn the_carved_roads_climb_within_their_tiers_grade_along_the_arc() {
+    let name = "default";
+    let steps = walk(world(name), 8);
+    assert!(steps.len() > 100, "{name}: {} steps walked", steps.len());
+    let w = worst(&steps, 6);
+    let within = steps.iter().filter(|s| s.grade <= s.tier.grade_limit() + 0.001).count();
+    eprintln!(
+        "{name}: {:?}; {} steps, {within} within the grade; steepest over it {w:?}",
+        world(name).roads.joins,
+        steps.len()
+    );
+    assert!(w[0].grade <= w[0].tier.grade_limit() + 0.015, "{name}: steps over the grade by more than 1.5 %: {w:?}");
+    assert!(within * 100 >= steps.len() * 99, "{name}: only {within} of {} steps within the grade", steps.len());
+    let chord = steps.iter().map(|s| s.chord).fold(0.0, f32::max);
+    assert!(chord > 0.25, "a switchback read by its chord: {chord}");
 }
 
 /// SPEC §3 "Town squares": every town has a flat square sized by its tier, carved at one height (within
