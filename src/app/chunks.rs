@@ -16,7 +16,7 @@ use crate::world::lod::LodRanges;
 use bevy::asset::RenderAssetUsages;
 use bevy::ecs::system::SystemParam;
 use bevy::light::NotShadowCaster;
-use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::mesh::{Indices, MeshTag, PrimitiveTopology};
 use bevy::prelude::*;
 
 /// A chunk's water-sheet entity.
@@ -106,6 +106,7 @@ fn create_materials(
                 extension: LodExt {
                     morph: morph_uniform(&lod.0.ranges, l, settings.lod),
                     tint: level_tint(l, tint_on),
+                    node: Vec4::new(world.source.layout.chunk_size_m(), 0.0, 0.0, 0.0),
                     ..LodExt::new(Vec4::ZERO, Vec4::ONE, ambient, world.source.sea_level_m(), snow_line)
                 },
             })
@@ -228,14 +229,17 @@ impl TilePages<'_> {
 /// per-vertex colours until then).
 fn apply_pending_textures(
     mut commands: Commands,
-    mut pending: Query<(Entity, &LodNode, &mut super::server::PendingTextures), With<Mesh3d>>,
+    mut pending: Query<(Entity, &LodNode, &mut super::server::PendingTextures, Option<&MeshTag>), With<Mesh3d>>,
     mut tiles: TilePages,
 ) {
-    for (e, node, mut textures) in &mut pending {
+    for (e, node, mut textures, tag) in &mut pending {
         let t = std::mem::take(&mut *textures.0);
         let mut ec = commands.entity(e);
         ec.remove::<super::server::PendingTextures>();
-        if let Some(drawn) = tiles.place(node.id.level, t) {
+        if let Some(mut drawn) = tiles.place(node.id.level, t) {
+            // The border pins the world server set stay.
+            let pins = tag.map_or(0, |t| (t.0 >> far_field::PIN_SHIFT) as u8);
+            drawn.1 = MeshTag(far_field::with_pins(drawn.1.0, pins));
             ec.insert(drawn);
         }
     }
@@ -298,9 +302,13 @@ fn upload_node_meshes(
             ec.insert(Mesh3d(meshes.add(mesh)));
             // A coarse tile draws with its textures' page (its level's material, with the
             // arrays) and its layer in its tag; the rest with its level's material.
+            // Every node's tag holds its index (the shader finds its borders with it).
             match textures.and_then(|t| tiles.place(node.id.level, *t)) {
                 Some(drawn) => ec.insert(drawn),
-                None => ec.insert(MeshMaterial3d(tiles.level_material(node.id.level).clone())),
+                None => ec.insert((
+                    MeshMaterial3d(tiles.level_material(node.id.level).clone()),
+                    MeshTag(far_field::tile_tag(0, [node.id.x as u32, node.id.z as u32])),
+                )),
             };
             if !casts_shadow(&lod.0.ranges, node.id.level) {
                 ec.insert(NotShadowCaster);

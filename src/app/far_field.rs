@@ -40,16 +40,26 @@ use bevy::render::{ExtractSchedule, MainWorld, Render, RenderApp, RenderSystems}
 /// has [`FIRST_PAGE_LAYERS`], each next one twice its predecessor's, up to this.
 pub const PAGE_LAYERS: u32 = 16;
 pub const FIRST_PAGE_LAYERS: u32 = 4;
-/// Bits of the tag that hold the layer; the tile's X and Z indices take [`TILE_BITS`] each.
+/// Bits of the tag that hold the layer; the node's X and Z indices take [`TILE_BITS`] each, and
+/// its border pins ([`crate::world::display::border_pins`]) the top [`PIN_BITS`].
 const LAYER_BITS: u32 = 4;
-const TILE_BITS: u32 = 14;
-const _: () = assert!(PAGE_LAYERS <= 1 << LAYER_BITS && LAYER_BITS + 2 * TILE_BITS == 32);
+const TILE_BITS: u32 = 10;
+pub const PIN_SHIFT: u32 = LAYER_BITS + 2 * TILE_BITS;
+const PIN_BITS: u32 = 8;
+const _: () = assert!(PAGE_LAYERS <= 1 << LAYER_BITS && PIN_SHIFT + PIN_BITS == 32);
 
-/// A coarse tile's [`MeshTag`]: its layer in its page, and its index `[x, z]` on its level's grid
-/// of tiles (`terrain_lod.wgsl` unpacks it). A 16384² map has at most 256 tiles a side.
+/// A node's [`MeshTag`]: for a coarse tile, its layer in its page; its index `[x, z]` on its
+/// level's grid of nodes (`terrain_lod.wgsl` unpacks it). A 16384² map has 512 level-0 chunks
+/// a side and at most 256 tiles. The border pins above them are set each frame by the world
+/// server ([`with_pins`]).
 pub fn tile_tag(layer: u32, tile: [u32; 2]) -> u32 {
     debug_assert!(layer < PAGE_LAYERS && tile[0] < 1 << TILE_BITS && tile[1] < 1 << TILE_BITS);
     layer | tile[0] << LAYER_BITS | tile[1] << (LAYER_BITS + TILE_BITS)
+}
+
+/// `tag` with its border pins replaced by `pins`.
+pub fn with_pins(tag: u32, pins: u8) -> u32 {
+    (tag & ((1 << PIN_SHIFT) - 1)) | (pins as u32) << PIN_SHIFT
 }
 
 /// What tiles may share a page: their level and the sides of their own and parent textures.

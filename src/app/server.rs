@@ -18,7 +18,7 @@ use super::IslandWorld;
 use super::settings::DebugToggles;
 use crate::mesh::far_field::TileTexture;
 use crate::mesh::lod::{LodMesh, bake_tile, build_node_with};
-use crate::world::display::display_set;
+use crate::world::display::{border_pins, display_set};
 use crate::world::lod::{LodTree, NodeId};
 use crate::world::{ChunkCoord, ChunkData, should_unload};
 use bevy::prelude::*;
@@ -231,7 +231,10 @@ impl Plugin for WorldServerPlugin {
             )
             .add_systems(Update, (collect_builds, collect_bakes).chain().in_set(ServerSet::Collect))
             .add_systems(Update, (select_nodes, schedule_builds).chain().in_set(ServerSet::Select))
-            .add_systems(Update, (swap_nodes, report_loading, retire_old_world).chain().in_set(ServerSet::Swap));
+            .add_systems(
+                Update,
+                (swap_nodes, pin_node_borders, report_loading, retire_old_world).chain().in_set(ServerSet::Swap),
+            );
     }
 }
 
@@ -553,6 +556,7 @@ fn swap_nodes(
         if *vis != want {
             *vis = want;
         }
+
         if on {
             let l = &mut per_level[node.id.level as usize];
             l.0 += 1;
@@ -567,6 +571,25 @@ fn swap_nodes(
     stats.triangles = tris;
     stats.resident_bytes = chunk_bytes;
     selection.displayed = shown_set;
+}
+
+/// Each shown node's border pins (SPEC §3 "Swaps": the crack rule across kept nodes) into its
+/// tag, where the terrain's vertex shader reads them; 0 for every node with level of detail off.
+fn pin_node_borders(
+    lod: Res<Lod>,
+    settings: Res<StreamSettings>,
+    selection: Res<Selection>,
+    mut nodes: Query<(&LodNode, &mut bevy::mesh::MeshTag)>,
+) {
+    let shown: Vec<NodeId> = selection.displayed.iter().copied().collect();
+    let pins: HashMap<NodeId, u8> =
+        if settings.lod { border_pins(&lod.0, &shown).into_iter().collect() } else { HashMap::new() };
+    for (node, mut tag) in &mut nodes {
+        let t = super::far_field::with_pins(tag.0, pins.get(&node.id).copied().unwrap_or(0));
+        if tag.0 != t {
+            tag.0 = t;
+        }
+    }
 }
 
 fn report_loading(

@@ -61,6 +61,10 @@ pub struct LodExt {
     /// The parent texture's grid, likewise.
     #[uniform(100)]
     pub parent_grid: Vec4,
+    /// x: a chunk's side (m), so a node of level `l` is `x · 2^l` a side and its corner is its
+    /// index (in its `MeshTag`) times that: the vertex shader finds its border vertices with it.
+    #[uniform(100)]
+    pub node: Vec4,
     /// A far-field page's texture arrays: a tile's layer is in its `MeshTag`.
     #[texture(101, dimension = "2d_array")]
     #[sampler(102)]
@@ -101,6 +105,7 @@ impl LodExt {
             gravel: Vec4::from(material_colour(Material::Gravel as u8)),
             own_grid: Vec4::ZERO,
             parent_grid: Vec4::ZERO,
+            node: Vec4::ZERO,
             own_colour: None,
             own_normal: None,
             parent_colour: None,

@@ -42,6 +42,8 @@ struct LodParams {
     // texel spacing (m), w texels a side. Its level's own, and its parent level's over a tile.
     own_grid: vec4<f32>,
     parent_grid: vec4<f32>,
+    // x: a chunk's side (m): a node of this level is x · 2^level a side.
+    node: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(100) var<uniform> lod: LodParams;
 // A page's texture arrays: a tile's layer, and its index on its level's grid of tiles, are in its
@@ -92,7 +94,28 @@ fn vertex(v: Vertex) -> VertexOutput {
     let world_from_local = mesh_functions::get_world_from_local(v.instance_index);
     let p0 = mesh_functions::mesh_position_local_to_world(world_from_local, vec4<f32>(v.position, 1.0));
     let d = distance(p0.xyz, view.lod_view_world_position);
-    let k = clamp((d - lod.morph.x) / (lod.morph.y - lod.morph.x), 0.0, 1.0);
+    var k = clamp((d - lod.morph.x) / (lod.morph.y - lod.morph.x), 0.0, 1.0);
+    // Border pins (world::display::pinned_morph, the same rule): the tag's top byte says, per
+    // side, whether a coarser node is across (morph fully) or a finer one (do not morph), so a
+    // node kept from the last screen and its new neighbour meet whatever the distance says.
+    let tag = mesh_functions::get_tag(v.instance_index);
+    let pins = tag >> 24u;
+    if pins != 0u {
+        let side = lod.node.x * exp2(lod.morph.z);
+        let lo = vec2<f32>(f32((tag >> 4u) & 0x3ffu), f32((tag >> 14u) & 0x3ffu)) * side;
+        let hi = lo + vec2<f32>(side);
+        let eps = 0.01;
+        // Side s (0: low x, 1: high x, 2: low z, 3: high z) holds pin bits 2s..2s+2.
+        let pin = vec4<u32>(pins & 3u, (pins >> 2u) & 3u, (pins >> 4u) & 3u, (pins >> 6u) & 3u);
+        let on = vec4<bool>(abs(p0.x - lo.x) < eps, abs(p0.x - hi.x) < eps, abs(p0.z - lo.y) < eps, abs(p0.z - hi.y) < eps);
+        let coarser = any(on & (pin == vec4<u32>(1u)));
+        let finer = any(on & (pin == vec4<u32>(2u)));
+        if coarser {
+            k = 1.0;
+        } else if finer {
+            k = 0.0;
+        }
+    }
     var local = v.position;
     // Fully morphed is exactly the parent's surface (no rounding through mix).
     if k >= 1.0 {
@@ -212,10 +235,10 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
         // A coarse tile: colour and normal per pixel from its own level's textures, blended
         // towards its parent level's by the morph factor, as its vertices are.
         textured = true;
-        // The tag: bits 0-3 the layer, 4-17 the tile's X index, 18-31 its Z index.
+        // The tag: bits 0-3 the layer, 4-13 the tile's X index, 14-23 its Z index.
         let tag = mesh_functions::get_tag(in.instance_index);
         let layer = tag & 15u;
-        let corner = vec2<f32>(f32((tag >> 4u) & 0x3fffu), f32(tag >> 18u)) * lod.own_grid.x;
+        let corner = vec2<f32>(f32((tag >> 4u) & 0x3ffu), f32((tag >> 14u) & 0x3ffu)) * lod.own_grid.x;
         let local = in.world_position.xz - corner;
         let k = in.color.a;
         let uv = grid_uv(lod.own_grid, local);

@@ -164,7 +164,8 @@ fn coarse_tiles_share_a_page_and_free_their_layers() {
             let (m, tag, slot) =
                 place(&mut pages, &mut writes, &level, LEVEL, textures(tx, tz), 4.0, &mut images, &mut materials)
                     .expect("the level's material exists");
-            assert_eq!([(tag.0 >> 4) & 0x3fff, tag.0 >> 18], [tx as u32, tz as u32], "tile index in the tag");
+            assert_eq!([(tag.0 >> 4) & 0x3ff, (tag.0 >> 14) & 0x3ff], [tx as u32, tz as u32], "tile index in the tag");
+            assert_eq!(tag.0 >> 24, 0, "no border pins until the world server sets them");
             let id = m.0.id();
             let layer = tag.0 & 15;
             (world.spawn((m, tag, slot)).id(), id, layer)

@@ -786,6 +786,72 @@ pub(crate) mod lod {
         cover
     }
 
+    /// SPEC §3 "Swaps", the crack rule across the old screen and the new target: with every other
+    /// node of a new target built, no two nodes on screen that share a border are two levels or
+    /// more apart, and across every border between two levels the finer node's side is pinned to
+    /// the coarser surface and the coarser node's to its own ([`border_pins`]); where the two are
+    /// one level, their pins agree, whatever the camera's distance says. [`pinned_morph`] moves a
+    /// vertex on a pinned side fully, or not at all, and leaves the others to the distance.
+    #[test]
+    fn the_display_keeps_the_crack_rule_across_kept_nodes() {
+        use isla::world::display::{PIN_COARSER, PIN_FINER, PIN_NONE, SIDES, border_pins, display_set, pinned_morph};
+        use std::collections::{HashMap, HashSet};
+        let (src, tree) = default_world();
+        let cams = cameras(src, 24);
+        let mut pinned = 0;
+        for pair in cams.windows(2) {
+            let old: Vec<NodeId> = tree.select(pair[0]);
+            let displayed: HashSet<NodeId> = old.iter().copied().collect();
+            let target = tree.select(pair[1]);
+            let built: HashSet<NodeId> = target.iter().copied().step_by(2).chain(old.iter().copied()).collect();
+            let resident = |id: NodeId| built.contains(&id);
+            let shown = display_set(tree, &target, &resident, &resident, &displayed, 0);
+            assert!(coverage(src, &shown).iter().all(|&c| c == 1), "a hole or an overlap");
+            let pins: HashMap<NodeId, u8> = border_pins(tree, &shown).into_iter().collect();
+            let set: HashSet<NodeId> = shown.iter().copied().collect();
+            for &a in &shown {
+                for (side, (dx, dz)) in SIDES.iter().enumerate() {
+                    let [x0, z0, x1, z1] = a.chunk_rect();
+                    // The chunk just across this side, at the side's first chunk.
+                    let (cx, cz) = match (dx, dz) {
+                        (-1, _) => (x0 - 1, z0),
+                        (1, _) => (x1, z0),
+                        (_, -1) => (x0, z0 - 1),
+                        _ => (x0, z1),
+                    };
+                    let Some(b) =
+                        (0..=tree.top_level).map(|l| NodeId::new(l, cx >> l, cz >> l)).find(|n| set.contains(n))
+                    else {
+                        continue;
+                    };
+                    let pin = (pins[&a] >> (2 * side)) & 3;
+                    assert!(b.level + 1 >= a.level && a.level + 1 >= b.level, "{a:?} beside {b:?}: two levels apart");
+                    let want = if b.level > a.level {
+                        PIN_COARSER
+                    } else if b.level < a.level {
+                        PIN_FINER
+                    } else {
+                        PIN_NONE
+                    };
+                    assert_eq!(pin, want, "{a:?}'s side {side} beside {b:?}");
+                    pinned += usize::from(b.level != a.level);
+                }
+            }
+        }
+        eprintln!("{pinned} pinned sides checked");
+        assert!(pinned > 100, "only {pinned} sides between levels");
+        // The vertex rule: a node's low-x side pinned coarser, its high-z side finer.
+        let n = NodeId::new(2, 3, 5);
+        let c = 128.0;
+        let pins = PIN_COARSER | PIN_FINER << 6;
+        let [x0, z0, x1, z1] = n.chunk_rect().map(|v| v as f32 * c);
+        assert_eq!(pinned_morph(n, pins, c, x0, (z0 + z1) / 2.0, 0.3), 1.0);
+        assert_eq!(pinned_morph(n, pins, c, (x0 + x1) / 2.0, z1, 0.3), 0.0);
+        assert_eq!(pinned_morph(n, pins, c, x0, z1, 0.3), 1.0, "a corner takes the coarser pin");
+        assert_eq!(pinned_morph(n, pins, c, x1, (z0 + z1) / 2.0, 0.3), 0.3, "an unpinned side keeps the distance's");
+        assert_eq!(pinned_morph(n, 0, c, x0, z0, 0.3), 0.3);
+    }
+
     /// SPEC §3 "Swaps": while the camera moves and only some of the new target is built, the
     /// screen is still a partition of the world (no hole, no overlap), shows only built or kept
     /// nodes, and takes the target exactly once all of it is built. A bounded number of swaps
