@@ -10,6 +10,7 @@ pub mod blueprint;
 pub mod cliffs;
 pub mod compare;
 pub mod diff;
+pub mod film;
 pub mod forge;
 pub mod io;
 pub mod mesh;

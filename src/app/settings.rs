@@ -323,21 +323,13 @@ impl SunSettings {
     }
 }
 
-/// Hours of the day the sun is up on the "time of day" arc: it rises due east at 6:00, stands due
-/// south at noon at [`DAY_ARC_NOON_ELEVATION_DEG`] and sets due west at 18:00.
-pub const DAY_ARC_HOURS: [f32; 2] = [6.0, 18.0];
-/// The sun's elevation at noon on the day arc (degrees).
-pub const DAY_ARC_NOON_ELEVATION_DEG: f32 = 60.0;
+pub use crate::view::{DAY_ARC_HOURS, DAY_ARC_NOON_ELEVATION_DEG};
 
 impl SunSettings {
     /// The sun at `hour` (6–18) on the day arc: azimuth from 90° (east) through 180° (south) to
     /// 270° (west), elevation `noon · sin(π · (hour − 6) / 12)`, at least 2°.
     pub fn at_hour(hour: f32) -> Self {
-        let f = ((hour - DAY_ARC_HOURS[0]) / (DAY_ARC_HOURS[1] - DAY_ARC_HOURS[0])).clamp(0.0, 1.0);
-        Self {
-            elevation_deg: (DAY_ARC_NOON_ELEVATION_DEG * (std::f32::consts::PI * f).sin()).max(2.0),
-            azimuth_deg: 90.0 + 180.0 * f,
-        }
+        crate::view::Sun::at_hour(hour).into()
     }
 
     /// The hour at which the day arc puts the sun where `self` is, or `None` when this sun is off

@@ -40,6 +40,8 @@ pub enum Command {
     /// Render every view of a suite file in one process, compare each with its reference, and
     /// write a report (NAME.png, NAME.diff.png, report.html, report.json).
     Suite(SuiteArgs),
+    /// Render a camera path (a path file, or a saved-views file) to frames, film.json and an MP4.
+    Film(FilmArgs),
 }
 
 /// A feature on or off (`--lod off` draws every chunk in the view distance at full detail;
@@ -323,6 +325,32 @@ pub struct SuiteArgs {
     /// Also write the results as JUnit XML.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct FilmArgs {
+    /// The path file (TOML; SPEC §10 "Films"), or a saved-views file.
+    pub path: PathBuf,
+    /// Folder for the frames (frame-00000.png, …) and film.json.
+    #[arg(long, required_unless_present = "encode")]
+    pub out: Option<PathBuf>,
+    /// Frames a second (default: the path file's, else 30).
+    #[arg(long)]
+    pub fps: Option<u32>,
+    /// Frame size (default: the path file's, else 960 × 540); even.
+    #[arg(long)]
+    pub width: Option<u32>,
+    #[arg(long)]
+    pub height: Option<u32>,
+    /// Render only frames A to B (both included): a part of the film, joined by file name.
+    #[arg(long, value_name = "A..B")]
+    pub frames: Option<String>,
+    /// Also encode the frames to an MP4 (H.264, yuv420p; needs ffmpeg).
+    #[arg(long, value_name = "FILE.mp4")]
+    pub mp4: Option<PathBuf>,
+    /// Encode the frames already in DIR (a film rendered in parts) to --mp4, rendering nothing.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "frames"], requires = "mp4")]
+    pub encode: Option<PathBuf>,
 }
 
 fn bless_mode(s: &str) -> Result<isla::suite::BlessMode, String> {

@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod film;
 pub mod suite;
 
 use args::Command;
@@ -56,6 +57,7 @@ pub fn dispatch(cmd: Command) -> Result<ExitCode, Failure> {
         Command::Chunk(a) => commands::chunk(a),
         Command::Flight(a) => commands::flight(a),
         Command::Suite(a) => suite::suite(a),
+        Command::Film(a) => film::film(a),
     }
 }
 

@@ -5,5 +5,6 @@
 mod app;
 mod common;
 mod far_field;
+mod film;
 mod reload;
 mod screenshots;

@@ -7,6 +7,7 @@
 mod cliffs;
 mod corruption;
 mod dials;
+mod film;
 mod forge;
 mod format;
 mod holes;

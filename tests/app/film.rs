@@ -1,0 +1,146 @@
+//! `isla film` end to end (SPEC §10 "Films"): frames that are the same bytes on every run and in
+//! any part of the film, a frame's view string that `isla shot` renders to the same bytes, the
+//! refusals, and the MP4.
+
+use crate::common::{isla, out_dir, repo};
+use std::path::{Path, PathBuf};
+
+/// A 4-key path over the small island: 3 s at 4 fps, 96 × 54 (12 frames).
+fn path_file(dir: &Path) -> PathBuf {
+    let p = dir.join("small.path.toml");
+    let text = format!(
+        "version = 1\nblueprint = \"{}\"\nfps = 4\nwidth = 96\nheight = 54\n\
+         [[key]]\nlook_from = [200, 900, 3800]\nlook_at = [2048, 100, 2048]\nsun_elevation = 30\n\
+         [[key]]\nlook_from = [2048, 700, 4200]\nlook_at = [2048, 100, 2000]\ntravel = 1\nease = \"linear\"\n\
+         [[key]]\nlook_from = [3900, 600, 3000]\nlook_at = [2000, 100, 2000]\ntravel = 1\nease = \"linear\"\n\
+         [[key]]\nlook_from = [3600, 400, 600]\nlook_at = [2000, 200, 2000]\ntravel = 1\ntime_of_day = 16\n",
+        repo("blueprints/small.dat").display()
+    );
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn film(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    isla().arg("film").args(args).current_dir(repo("")).output().unwrap()
+}
+
+fn frames(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "png"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The same path gives the same frames, byte for byte, on every run; frames 6..11 rendered alone
+/// are the whole film's frames 6..11; and frame 7's view string from film.json, given to
+/// `isla shot` at the film's size, renders frame 7's bytes.
+#[test]
+fn a_film_renders_the_same_bytes_whole_in_parts_and_by_its_view_strings() {
+    let dir = out_dir().join("film");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = path_file(&dir);
+    let (a, b, part) = (dir.join("a"), dir.join("b"), dir.join("part"));
+    for out in [&a, &b] {
+        let run = film(&[path.as_os_str(), "--out".as_ref(), out.as_os_str()]);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    }
+    let whole = frames(&a);
+    assert_eq!(whole.len(), 12);
+    assert_eq!(whole, frames(&b), "two runs, the same bytes");
+    let run = film(&[path.as_os_str(), "--out".as_ref(), part.as_os_str(), "--frames".as_ref(), "6..11".as_ref()]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("film: frame 11 (6/6)"), "progress: {err}");
+    assert_eq!(frames(&part), whole[6..], "frames 6..11 alone are the film's");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("film.json")).unwrap()).unwrap();
+    assert_eq!((json["frames_total"].as_u64(), json["fps"].as_u64()), (Some(12), Some(4)));
+    let f7 = &json["frames"][7];
+    assert_eq!((f7["frame"].as_u64(), f7["time"].as_f64()), (Some(7), Some(1.75)));
+    let shot = dir.join("shot-7.png");
+    let run = isla()
+        .args([
+            "shot",
+            "blueprints/small.dat",
+            "--width",
+            "96",
+            "--height",
+            "54",
+            "--view",
+            f7["view"].as_str().unwrap(),
+        ])
+        .arg("--out")
+        .arg(&shot)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(std::fs::read(&shot).unwrap(), whole[7].1, "frame 7's view string renders frame 7");
+    // The MP4: with ffmpeg, 12 frames at 4 fps that ffprobe reads; without it, one clear line.
+    let mp4 = dir.join("film.mp4");
+    let run = film(&[path.as_os_str(), "--encode".as_ref(), a.as_os_str(), "--mp4".as_ref(), mp4.as_os_str()]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    if std::process::Command::new("ffmpeg").arg("-version").output().is_ok() {
+        assert!(run.status.success(), "{err}");
+        let probe = std::process::Command::new("ffprobe")
+            .args(["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries"])
+            .args(["stream=nb_read_frames,r_frame_rate,pix_fmt,codec_name", "-of", "csv=p=0"])
+            .arg(&mp4)
+            .output()
+            .unwrap();
+        let info = String::from_utf8_lossy(&probe.stdout);
+        assert_eq!(info.trim(), "h264,yuv420p,4/1,12", "{info}");
+    } else {
+        assert_eq!(run.status.code(), Some(2), "{err}");
+        assert!(err.contains("ffmpeg is not installed") && err.lines().count() == 1, "{err}");
+        assert!(!mp4.exists());
+    }
+}
+
+/// SPEC §10, bad input: fewer than two keys, an unknown saved view, times that do not rise, a
+/// NaN, a frame range outside the film, a size out of range — one line naming the file, the key
+/// and the problem, exit 2, and nothing written.
+#[test]
+fn bad_film_input_is_refused_in_one_line_writing_nothing() {
+    let dir = out_dir().join("film-bad");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read_to_string(path_file(&dir)).unwrap();
+    let out = dir.join("out");
+    let cases: Vec<(String, Vec<&str>, &str)> = vec![
+        (good.split("[[key]]").take(2).collect::<Vec<_>>().join("[[key]]"), vec![], "a path needs at least two"),
+        (
+            good.replacen("look_from = [2048, 700, 4200]\nlook_at = [2048, 100, 2000]", "view = \"harbour\"", 1),
+            vec![],
+            "no saved views",
+        ),
+        (
+            good.replacen("travel = 1\nease", "time = 0.5\nease", 1).replacen(
+                "travel = 1\nease",
+                "time = 0.2\nease",
+                1,
+            ),
+            vec![],
+            "does not come after",
+        ),
+        (good.replacen("travel = 1", "travel = nan", 1), vec![], "travel must be a finite number"),
+        (good.clone(), vec!["--frames", "5..12"], "the film has frames 0..11"),
+        (good.clone(), vec!["--width", "97"], "width 97 must be even"),
+        (good.clone(), vec!["--fps", "0"], "fps 0 is outside"),
+    ];
+    for (text, extra, want) in cases {
+        let p = dir.join("case.path.toml");
+        std::fs::write(&p, &text).unwrap();
+        let run =
+            isla().arg("film").arg(&p).arg("--out").arg(&out).args(&extra).current_dir(repo("")).output().unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{want}: {err}");
+        assert_eq!(err.lines().count(), 1, "{want}: {err}");
+        assert!(err.contains(want), "wanted '{want}' in {err}");
+        assert!(!out.exists(), "{want}: wrote {}", out.display());
+    }
+}
