@@ -25,7 +25,13 @@ fn main() -> ExitCode {
         // Bad arguments: one line and exit code 2, like every other refusal.
         Err(e) => {
             let text = e.to_string();
-            eprintln!("{}", text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments").trim_end());
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("invalid arguments");
+            // "…were not provided:" names what on the next line: keep it on the one line.
+            match (first.ends_with(':'), lines.next()) {
+                (true, Some(next)) => eprintln!("{first} {next}"),
+                _ => eprintln!("{first}"),
+            }
             return ExitCode::from(2);
         }
     };

@@ -17,6 +17,9 @@ pub struct FlightOptions {
     pub stream: super::settings::Streaming,
     /// Measure each render pass's GPU time (Bevy's render diagnostics, timestamp queries).
     pub passes: bool,
+    /// Fly this film's camera path (its whole duration over the frames) instead of the built-in
+    /// one; the sun stays the default, so flights compare.
+    pub path: Option<crate::film::Film>,
 }
 
 /// One render pass's GPU time over the flight's frames.
@@ -155,7 +158,15 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let report_every = (opts.frames / 10).max(1);
     for frame in 0..opts.frames {
         let t = frame as f32 / (opts.frames - 1).max(1) as f32;
-        app.world_mut().entity_mut(cam_entity).insert(pose_at(&keys, t));
+        let pose = match &opts.path {
+            Some(film) => {
+                let p = film.pose(t * film.file.duration_s());
+                let from = Vec3::from_array(p.from);
+                super::camera::look(from, from + Vec3::from_array(p.forward) * 100.0)
+            }
+            None => pose_at(&keys, t),
+        };
+        app.world_mut().entity_mut(cam_entity).insert(pose);
         let t0 = std::time::Instant::now();
         app.update();
         times.push(t0.elapsed().as_secs_f64() * 1e3);

@@ -396,7 +396,12 @@ pub struct ChunkArgs {
 
 #[derive(Args)]
 pub struct FlightArgs {
-    pub blueprint: PathBuf,
+    /// The blueprint (with --path: the path file's own, unless given).
+    #[arg(required_unless_present = "path")]
+    pub blueprint: Option<PathBuf>,
+    /// Fly the camera path of a path file (SPEC §10) instead of the built-in one.
+    #[arg(long, value_name = "PATH.toml")]
+    pub path: Option<PathBuf>,
     /// Frames to render along the path.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub frames: u32,

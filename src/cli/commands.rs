@@ -350,8 +350,18 @@ pub fn chunk(a: ChunkArgs) -> Outcome {
 }
 
 pub fn flight(a: FlightArgs) -> Outcome {
-    let (bp, path) = load(&a.blueprint)?;
+    let film = match &a.path {
+        Some(p) => Some(isla::film::Film::new(isla::film::PathFile::load(p).map_err(|e| bad(e.to_string()))?)),
+        None => None,
+    };
+    let blueprint = match (&a.blueprint, &film) {
+        (Some(b), _) => b.clone(),
+        (None, Some(f)) => f.file.blueprint.clone(),
+        (None, None) => unreachable!("clap requires a blueprint without --path"),
+    };
+    let (bp, path) = load(&blueprint)?;
     let opts = isla::app::flight::FlightOptions {
+        path: film,
         frames: a.frames,
         width: a.width,
         height: a.height,

@@ -144,3 +144,26 @@ fn bad_film_input_is_refused_in_one_line_writing_nothing() {
         assert!(!out.exists(), "{want}: wrote {}", out.display());
     }
 }
+
+/// SPEC §9 `flight --path`: the benchmark flies the user's own path (its whole duration over the
+/// frames), with the same last line; without a blueprint it takes the path's.
+#[test]
+fn flight_flies_a_path_file() {
+    let dir = out_dir().join("film-flight");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = path_file(&dir);
+    let run = isla()
+        .args(["flight", "--frames", "4", "--width", "64", "--height", "36", "--path"])
+        .arg(&path)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.lines().last().unwrap_or_default().starts_with("flight: 4 frames, frame p50 "), "{out}");
+    let none = isla().args(["flight", "--frames", "4"]).output().unwrap();
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(err.contains("were not provided: <BLUEPRINT>") && err.lines().count() == 1, "{err}");
+}
