@@ -58,6 +58,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
     .insert_resource(StartView(opts.view))
     .insert_resource(opts.clicks.clone())
     .insert_resource(super::input::SavedViewsOf::read(opts.views_file.clone()))
+    .insert_resource(super::film::PathOf::read(opts.views_file.clone()))
     .insert_resource(super::settings::StreamSettings {
         lod: opts.view.lod,
         view_distance_m: opts.view_distance_m,
@@ -71,6 +72,7 @@ pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
         super::map::MapPlugin,
         super::probe::ProbePlugin,
         super::reload::ReloadPlugin,
+        super::film::FilmPlugin,
         FlightPlugin { exit_after_frames: opts.exit_after_frames, screenshot: opts.screenshot },
     ))
     .run()

@@ -59,6 +59,9 @@ pub const KEY_TABLE: &[Binding] = &[
     b(KeyCode::KeyV, "V", Action::PrintView, "print the current view string (stdout and the log)"),
     b(KeyCode::KeyR, "R", Action::Ruler, "ruler (hold): left clicks place its two ends"),
     b(KeyCode::KeyB, "B", Action::SaveView, "save the current view beside the blueprint (BLUEPRINT.views.toml)"),
+    b(KeyCode::KeyK, "K", Action::AddPathKey, "add the current view as a key to the path (BLUEPRINT.path.toml)"),
+    b(KeyCode::KeyP, "P", Action::PlayPath, "play the path in the window (a flight key stops it)"),
+    b(KeyCode::KeyL, "L", Action::PathLine, "path drawn: its line and a marker per key"),
 ];
 
 /// The key bound to `action` (every action has exactly one).

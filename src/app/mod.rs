@@ -10,6 +10,7 @@ pub mod camera;
 pub mod chunks;
 pub mod debug;
 pub mod far_field;
+pub mod film;
 pub mod flight;
 pub mod fly;
 pub mod fog;

@@ -53,6 +53,7 @@ fn panel_ui(
     sun: Res<super::settings::SunSettings>,
     probe: Option<Res<super::probe::ProbeState>>,
     reload: Option<Res<super::reload::ReloadStatus>>,
+    path: Option<Res<super::film::PathOf>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut t = *toggles;
@@ -64,6 +65,9 @@ fn panel_ui(
         sun_ui(ui, &sun, &mut actions);
         if let Some(saved) = &saved {
             saved_views_ui(ui, saved, &mut actions);
+        }
+        if let Some(path) = &path {
+            path_ui(ui, path, &mut actions);
         }
         ui.separator();
         ui.heading("Stats");
@@ -283,6 +287,28 @@ fn saved_views_ui(ui: &mut egui::Ui, saved: &super::input::SavedViewsOf, actions
             }
         }
     });
+}
+
+/// The path beside the blueprint: its keys (where, when), and buttons to add, play and draw.
+fn path_ui(ui: &mut egui::Ui, path: &super::film::PathOf, actions: &mut MessageWriter<Action>) {
+    ui.horizontal(|ui| {
+        ui.label("Path:");
+        for (label, action) in
+            [("add key (K)", Action::AddPathKey), ("play (P)", Action::PlayPath), ("draw (L)", Action::PathLine)]
+        {
+            if ui.button(label).clicked() {
+                actions.write(action);
+            }
+        }
+    });
+    let times: Vec<f32> = path.film.as_ref().map_or(Vec::new(), |f| f.file.keys.iter().map(|k| k.arrive).collect());
+    for (i, k) in path.keys.iter().enumerate() {
+        let when = times.get(i).map_or(String::new(), |t| format!(" at {t:.1} s"));
+        ui.label(format!("  key {}{when}: ({:.0}, {:.0}, {:.0}) m", i + 1, k[0], k[1], k[2]));
+    }
+    if let Some(p) = &path.problem {
+        ui.label(format!("  {p}"));
+    }
 }
 
 /// What the world server holds and draws.

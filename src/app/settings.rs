@@ -60,6 +60,13 @@ pub enum Action {
     Ruler,
     /// Jump to the saved view at this index (the panel's list).
     JumpToSaved(usize),
+    // Films (SPEC §10).
+    /// Add the current view as a key to the path beside the blueprint.
+    AddPathKey,
+    /// Play the path in the window (again: stop it).
+    PlayPath,
+    /// Draw the path: its line and a marker per key.
+    PathLine,
 }
 
 /// The shared settings and the one system that changes them: every plugin that reads a setting
@@ -123,6 +130,8 @@ pub struct DebugToggles {
     /// Tint every level of detail in its own colour.
     pub lod_colours: bool,
     pub map: bool,
+    /// Draw the path beside the blueprint (`BLUEPRINT.path.toml`): its line, a marker per key.
+    pub path_line: bool,
 }
 
 impl DebugToggles {
@@ -142,6 +151,7 @@ impl DebugToggles {
             A::SeamHighlight => on(self.seam_highlight),
             A::LodColours => on(self.lod_colours),
             A::Map => on(self.map),
+            A::PathLine => on(self.path_line),
             _ => String::new(),
         }
     }
@@ -167,6 +177,7 @@ impl DebugToggles {
             A::SeamHighlight => self.seam_highlight = !self.seam_highlight,
             A::LodColours => self.lod_colours = !self.lod_colours,
             A::Map => self.map = !self.map,
+            A::PathLine => self.path_line = !self.path_line,
             A::SetShading(s) => self.shading = s,
             _ => {}
         }
@@ -220,6 +231,7 @@ impl Default for DebugToggles {
             seam_highlight: false,
             lod_colours: false,
             map: false,
+            path_line: false,
         }
     }
 }

@@ -749,6 +749,7 @@ fn no_two_actions_share_a_key() {
                 | Action::SeamHighlight
                 | Action::LodColours
                 | Action::Map
+                | Action::PathLine
         );
         assert_eq!(changed, is_toggle, "{:?}", b.action);
     }

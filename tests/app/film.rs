@@ -167,3 +167,50 @@ fn flight_flies_a_path_file() {
     assert_eq!(none.status.code(), Some(2));
     assert!(err.contains("were not provided: <BLUEPRINT>") && err.lines().count() == 1, "{err}");
 }
+
+/// In the flight (SPEC §10): K appends the current view as a key to `BLUEPRINT.path.toml`; with
+/// two keys P plays the path — the camera is where the film has it at each moment — and a flight
+/// key stops it.
+#[test]
+fn the_flight_adds_keys_and_plays_the_path() {
+    use bevy::prelude::*;
+    use isla::app::film::{FilmPlugin, PathOf, Playing};
+    use isla::app::settings::{Action, SettingsPlugin, Viewer};
+    let dir = out_dir().join("film-fly");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bp = dir.join("island.dat");
+    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins).add_plugins(SettingsPlugin).add_plugins(FilmPlugin);
+    app.insert_resource(PathOf::read(Some(bp.clone())));
+    let cam = app
+        .world_mut()
+        .spawn((Viewer, isla::app::camera::look(Vec3::new(0.0, 500.0, 0.0), Vec3::new(100.0, 400.0, 100.0))))
+        .id();
+    app.update();
+    app.world_mut().write_message(Action::AddPathKey);
+    app.update();
+    *app.world_mut().get_mut::<Transform>(cam).unwrap() =
+        isla::app::camera::look(Vec3::new(2000.0, 600.0, 0.0), Vec3::new(2000.0, 400.0, 1000.0));
+    app.world_mut().write_message(Action::AddPathKey);
+    app.update();
+    let file = dir.join("island.path.toml");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().matches("[[key]]").count(), 2);
+    let film = app.world().resource::<PathOf>().film.clone().expect("two keys make a path");
+    assert_eq!(film.file.duration_s(), 4.0);
+    app.world_mut().write_message(Action::PlayPath);
+    app.update();
+    let started = app.world().resource::<Playing>().0;
+    for _ in 0..5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        app.update();
+        let t = (app.world().resource::<Time>().elapsed_secs_f64() - started) as f32;
+        let want = film.pose(t).from;
+        let got = app.world().get::<Transform>(cam).unwrap().translation;
+        assert!(got.distance(Vec3::from_array(want)) < 1e-3, "at {t} s the camera is at {got}, the path at {want:?}");
+    }
+    app.world_mut().write_message(Action::Forward);
+    app.update();
+    assert!(!app.world().contains_resource::<Playing>(), "a flight key stops it");
+}

@@ -232,3 +232,22 @@ fn a_saved_views_file_is_a_path() {
     assert_eq!((f.keys[1].arrive, f.duration_s()), (4.0, 4.0));
     assert_eq!(f.keys[0].sun, KeySun::Angles(isla::view::Sun { elevation_deg: 20.0, azimuth_deg: 90.0 }));
 }
+
+/// `isla fly`'s K: each press appends the current view as a key to `BLUEPRINT.path.toml`
+/// (made with its header the first time); two keys make a path that loads; a file that is not
+/// TOML is refused and left as it was.
+#[test]
+fn keys_appended_beside_the_blueprint_make_a_path() {
+    let dir = scratch("append");
+    let bp = dir.join("island.dat");
+    let a: isla::view::View = "isla:v1;from=0,100,0;at=10,90,10".parse().unwrap();
+    let b: isla::view::View = "isla:v1;from=400,100,0;at=10,90,10;sun=20,300".parse().unwrap();
+    assert_eq!(isla::film::append_key(&bp, &a).unwrap(), (1, dir.join("island.path.toml")));
+    assert!(PathFile::load(&dir.join("island.path.toml")).unwrap_err().to_string().contains("at least two"));
+    assert_eq!(isla::film::append_key(&bp, &b).unwrap().0, 2);
+    let f = PathFile::load(&dir.join("island.path.toml")).unwrap();
+    assert_eq!((f.keys.len(), f.keys[1].arrive, f.blueprint.clone()), (2, 4.0, bp.clone()));
+    std::fs::write(dir.join("island.path.toml"), "[[key]\n").unwrap();
+    assert!(isla::film::append_key(&bp, &a).unwrap_err().to_string().contains("island.path.toml:1:"));
+    assert_eq!(std::fs::read_to_string(dir.join("island.path.toml")).unwrap(), "[[key]\n");
+}
