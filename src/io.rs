@@ -135,3 +135,29 @@ pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
         text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect(),
     )
 }
+
+/// A hand-written text file read whole, refused (one line naming it) when it cannot be read or
+/// is over `max` bytes — `what` names the kind of file in that line ("a suite file").
+pub fn read_text_bounded(path: &Path, max: u64, what: &str) -> Result<String, String> {
+    let shown = path.display();
+    let len = std::fs::metadata(path).map_err(|e| format!("{shown}: cannot read: {e}"))?.len();
+    if len > max {
+        return Err(format!("{shown}: {len} bytes; {what} is at most {max}"));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot read: {e}"))
+}
+
+/// A TOML error in `text` as one line: `SOURCE:LINE:COL: message`, or `SOURCE: message` where
+/// the parser gives no place.
+pub fn toml_refusal(source: &str, text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().lines().next().unwrap_or("malformed TOML").trim_end().to_string();
+    match e.span() {
+        Some(s) => {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("{source}:{line}:{col}: {msg}")
+        }
+        None => format!("{source}: {msg}"),
+    }
+}

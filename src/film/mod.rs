@@ -155,12 +155,7 @@ impl PathFile {
     /// Read and check a path file (or a saved-views file, each view a key `DEFAULT_TRAVEL_S`
     /// apart). Every refusal is one line: the file, the key, the problem.
     pub fn load(path: &Path) -> Result<PathFile, FilmError> {
-        let shown = path.display().to_string();
-        let len = std::fs::metadata(path).map_err(|e| FilmError(format!("{shown}: cannot read: {e}")))?.len();
-        if len > MAX_PATH_BYTES {
-            return Err(FilmError(format!("{shown}: {len} bytes; a path file is at most {MAX_PATH_BYTES}")));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| FilmError(format!("{shown}: cannot read: {e}")))?;
+        let text = crate::io::read_text_bounded(path, MAX_PATH_BYTES, "a path file").map_err(FilmError)?;
         Self::parse(path, &text)
     }
 
@@ -303,18 +298,9 @@ fn check_film_size(fps: u32, width: u32, height: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// A TOML error as a refusal: `FILE:LINE:COL: message` (as suite files say it).
+/// A TOML error as a refusal: `FILE:LINE:COL: message`.
 fn toml_refusal(shown: &str, text: &str, e: &toml::de::Error) -> FilmError {
-    let msg = e.message().lines().next().unwrap_or("malformed TOML").trim_end().to_string();
-    FilmError(match e.span() {
-        Some(s) => {
-            let before = &text[..s.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("{shown}:{line}:{col}: {msg}")
-        }
-        None => format!("{shown}: {msg}"),
-    })
+    FilmError(crate::io::toml_refusal(shown, text, e))
 }
 
 fn resolve_key(k: RawKey, blueprint: &Path, last: Option<&Key>) -> Result<Key, String> {

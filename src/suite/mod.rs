@@ -224,14 +224,6 @@ pub struct Suite {
     all_requests: Vec<String>,
 }
 
-/// Line and column (1-based) of byte `at` in `text`.
-fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
-
 /// A file name a view may have: it names `NAME.png` files.
 fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
@@ -256,26 +248,14 @@ impl Suite {
     /// Read and check a suite file. Every refusal is one line: the file, the key or view, and the
     /// problem. Paths in the file are relative to the file's folder.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let shown = path.display().to_string();
-        let len = std::fs::metadata(path).map_err(|e| SuiteError(format!("{shown}: cannot read: {e}")))?.len();
-        if len > MAX_SUITE_BYTES {
-            return Err(SuiteError(format!("{shown}: {len} bytes; a suite file is at most {MAX_SUITE_BYTES}")));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| SuiteError(format!("{shown}: cannot read: {e}")))?;
+        let text = crate::io::read_text_bounded(path, MAX_SUITE_BYTES, "a suite file").map_err(SuiteError)?;
         Self::parse(path, &text)
     }
 
     /// [`Suite::load`] from text already read.
     pub fn parse(path: &Path, text: &str) -> Result<Suite, SuiteError> {
         let shown = path.display().to_string();
-        let raw: RawSuite = toml::from_str(text).map_err(|e| {
-            let at = e.span().map(|s| line_col(text, s.start));
-            let msg = e.message().lines().next().unwrap_or("malformed TOML").trim_end().to_string();
-            SuiteError(match at {
-                Some((l, c)) => format!("{shown}:{l}:{c}: {msg}"),
-                None => format!("{shown}: {msg}"),
-            })
-        })?;
+        let raw: RawSuite = toml::from_str(text).map_err(|e| SuiteError(crate::io::toml_refusal(&shown, text, &e)))?;
         let err = |what: String| SuiteError(format!("{shown}: {what}"));
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let blueprint = dir.join(&raw.blueprint);

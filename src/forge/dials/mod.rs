@@ -149,26 +149,15 @@ pub const MAX_DIALS_FILE_BYTES: u64 = 1 << 20;
 
 /// Read and check a dials file ([`parse_toml`]).
 pub fn load_toml(path: &Path) -> Result<Values, DialsError> {
-    let shown = path.display().to_string();
-    let len = std::fs::metadata(path).map_err(|e| DialsError(format!("{shown}: cannot read: {e}")))?.len();
-    if len > MAX_DIALS_FILE_BYTES {
-        return Err(DialsError(format!("{shown}: {len} bytes; a dials file is at most {MAX_DIALS_FILE_BYTES}")));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| DialsError(format!("{shown}: cannot read: {e}")))?;
-    parse_toml(&shown, &text)
+    let text = crate::io::read_text_bounded(path, MAX_DIALS_FILE_BYTES, "a dials file").map_err(DialsError)?;
+    parse_toml(&path.display().to_string(), &text)
 }
 
 /// The dials a file's text gives. Refused, with one line naming `source` and the key: a TOML
 /// syntax error (with its line and column), an unknown key or table, a value of the wrong type
 /// or out of its range, knots that do not rise.
 pub fn parse_toml(source: &str, text: &str) -> Result<Values, DialsError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| {
-        let msg = e.message().lines().next().unwrap_or("malformed TOML").trim_end().to_string();
-        DialsError(match e.span().map(|s| line_col(text, s.start)) {
-            Some((l, c)) => format!("{source}:{l}:{c}: {msg}"),
-            None => format!("{source}: {msg}"),
-        })
-    })?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| DialsError(crate::io::toml_refusal(source, text, &e)))?;
     let mut values = Values::new();
     for (k, v) in &table {
         match v {
@@ -216,13 +205,6 @@ fn toml_value(source: &str, key: &str, v: &toml::Value) -> Result<DialValue, Dia
         Some(d) => Err(DialsError(format!("{source}: {key} must be {}, not {what}", expected(d.kind)))),
         None => Err(DialsError(format!("{source}: unknown key '{key}' (isla forge --print-dials lists every key)"))),
     }
-}
-
-fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 /// The value of `key` in `values`, else its default.
