@@ -199,7 +199,7 @@ pub fn compare_masked(
 }
 
 /// At what thresholds a comparison that fails `tol` would pass, one clause per failing test
-/// ("delta_e 14.2 or max_changed 3.1 %; max_mean_delta_e 1.43"), or `None` when it passes.
+/// ("delta_e 14.2, or max_changed 3.1 %; max_mean_delta_e 1.43"), or `None` when it passes.
 /// `de` and `ignored` are [`compare_masked`]'s. Each figure is rounded away from failing.
 pub fn pass_at(m: &Metrics, de: &[f32], ignored: &[bool], tol: &Tolerance) -> Option<String> {
     let mut clauses = Vec::new();
@@ -223,7 +223,7 @@ pub fn pass_at(m: &Metrics, de: &[f32], ignored: &[bool], tol: &Tolerance) -> Op
             left[k] as f64
         };
         clauses.push(format!(
-            "delta_e {} or max_changed {} %",
+            "delta_e {}, or max_changed {} %",
             (needed * 10.0).ceil() / 10.0,
             (m.changed * 1000.0).ceil() / 10.0
         ));

@@ -147,6 +147,33 @@ impl Switches {
     }
 }
 
+impl Switches {
+    /// Refine by a file's `off`, `on` and `shading` keys (a suite view's, a path file's); the
+    /// refusal names the key.
+    pub fn refine(&mut self, off: &[String], on: &[String], shading: Option<&str>) -> Result<(), String> {
+        for name in off {
+            self.turn_off(name).map_err(|e| format!("off: {e}"))?;
+        }
+        for name in on {
+            self.turn_on(name).map_err(|e| format!("on: {e}"))?;
+        }
+        if let Some(s) = shading {
+            self.shading = Shading::from_name(s)
+                .ok_or_else(|| format!("shading: unknown shading '{s}' (palette, normals, materials)"))?;
+        }
+        Ok(())
+    }
+}
+
+/// A file's `lod` key: `"on"` or `"off"`.
+pub fn lod_key(l: &str) -> Result<bool, String> {
+    match l {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("lod: expected \"on\" or \"off\", got '{l}'")),
+    }
+}
+
 /// A whole view: where the camera is and looks, the sun, the switches and the level of detail.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct View {

@@ -150,6 +150,15 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         opts.height,
         if opts.stream.lod { "on" } else { "off" }
     );
+    if let Some(film) = &opts.path {
+        info!(
+            "flight: flying the path {} ({} keys, {:.1} s) over the {} frames",
+            film.file.path.display(),
+            film.file.keys.len(),
+            film.file.duration_s(),
+            opts.frames
+        );
+    }
     let cam_entity = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).next();
     let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;
     let (mut times, mut tris_max, mut rss_max) = (Vec::new(), 0u64, 0f64);

@@ -22,7 +22,6 @@ mod motion;
 
 pub use motion::{Film, Pose, look_rotation, polyline, rotate, slerp};
 
-use crate::mesh::Shading;
 use crate::view::{Sun, Switches, View};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -187,21 +186,14 @@ impl PathFile {
         let (width, height) = (raw.width.unwrap_or(DEFAULT_WIDTH), raw.height.unwrap_or(DEFAULT_HEIGHT));
         check_film_size(fps, width, height).map_err(err)?;
         let mut switches = Switches::default();
-        for name in raw.off.iter().flatten() {
-            switches.turn_off(name).map_err(|e| err(format!("off: {e}")))?;
-        }
-        for name in raw.on.iter().flatten() {
-            switches.turn_on(name).map_err(|e| err(format!("on: {e}")))?;
-        }
-        if let Some(s) = &raw.shading {
-            switches.shading = Shading::from_name(s)
-                .ok_or_else(|| err(format!("shading: unknown shading '{s}' (palette, normals, materials)")))?;
-        }
-        let lod = match raw.lod.as_deref() {
-            None | Some("on") => true,
-            Some("off") => false,
-            Some(l) => return Err(err(format!("lod: expected \"on\" or \"off\", got '{l}'"))),
-        };
+        switches
+            .refine(
+                raw.off.as_deref().unwrap_or_default(),
+                raw.on.as_deref().unwrap_or_default(),
+                raw.shading.as_deref(),
+            )
+            .map_err(err)?;
+        let lod = raw.lod.as_deref().map_or(Ok(true), crate::view::lod_key).map_err(err)?;
         if raw.key.len() < 2 {
             return Err(err(format!("{} [[key]]: a path needs at least two", raw.key.len())));
         }

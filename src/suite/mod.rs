@@ -18,7 +18,6 @@ pub use report::{Report, Status, ViewResult};
 pub use run::{BlessMode, Renderer, RendererInfo, RunOptions, bless_from, run};
 
 use crate::compare::Tolerance;
-use crate::mesh::Shading;
 use crate::view::{Preset, Sun, Switches, View};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -411,22 +410,9 @@ fn resolve_view(
     // The view's own keys refine what its pose (a view string) says.
     sun = Sun::new(v.sun_elevation.unwrap_or(sun.elevation_deg), v.sun_azimuth.unwrap_or(sun.azimuth_deg))
         .map_err(|e| format!("sun_elevation/sun_azimuth: {e}"))?;
-    for name in v.off.iter().flatten() {
-        switches.turn_off(name).map_err(|e| format!("off: {e}"))?;
-    }
-    for name in v.on.iter().flatten() {
-        switches.turn_on(name).map_err(|e| format!("on: {e}"))?;
-    }
-    if let Some(s) = &v.shading {
-        switches.shading = Shading::from_name(s)
-            .ok_or_else(|| format!("shading: unknown shading '{s}' (palette, normals, materials)"))?;
-    }
+    switches.refine(v.off.as_deref().unwrap_or_default(), v.on.as_deref().unwrap_or_default(), v.shading.as_deref())?;
     if let Some(l) = &v.lod {
-        lod = match l.as_str() {
-            "on" => true,
-            "off" => false,
-            _ => return Err(format!("lod: expected \"on\" or \"off\", got '{l}'")),
-        };
+        lod = crate::view::lod_key(l)?;
     }
     let view_tol = v.tolerance.unwrap_or_default();
     let tolerance = view_tol.values().over(tol);

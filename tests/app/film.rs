@@ -162,6 +162,11 @@ fn flight_flies_a_path_file() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(out.lines().last().unwrap_or_default().starts_with("flight: 4 frames, frame p50 "), "{out}");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains(&format!("flight: flying the path {} (4 keys, 3.0 s) over the 4 frames", path.display())),
+        "{err}"
+    );
     let none = isla().args(["flight", "--frames", "4"]).output().unwrap();
     let err = String::from_utf8_lossy(&none.stderr);
     assert_eq!(none.status.code(), Some(2));

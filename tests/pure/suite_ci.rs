@@ -335,7 +335,7 @@ fn a_mask_over_a_change_passes_and_a_failure_says_what_would_pass() {
         let keys: Vec<String> = hint
             .split("; ")
             .map(|c| {
-                let alts: Vec<&str> = c.split(" or ").collect();
+                let alts: Vec<&str> = c.split(", or ").collect();
                 let c = alts[alternative.min(alts.len() - 1)];
                 let (k, v) = c.split_once(' ').unwrap();
                 match v.strip_suffix(" %") {
