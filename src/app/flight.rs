@@ -150,15 +150,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         opts.height,
         if opts.stream.lod { "on" } else { "off" }
     );
-    if let Some(film) = &opts.path {
-        info!(
-            "flight: flying the path {} ({} keys, {:.1} s) over the {} frames",
-            film.file.path.display(),
-            film.file.keys.len(),
-            film.file.duration_s(),
-            opts.frames
-        );
-    }
+    log_path(opts);
     let cam_entity = app.world_mut().query_filtered::<Entity, With<Camera3d>>().iter(app.world()).next();
     let cam_entity = cam_entity.ok_or_else(|| anyhow::anyhow!("the flight has no camera"))?;
     let (mut times, mut tris_max, mut rss_max) = (Vec::new(), 0u64, 0f64);
@@ -167,15 +159,7 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
     let report_every = (opts.frames / 10).max(1);
     for frame in 0..opts.frames {
         let t = frame as f32 / (opts.frames - 1).max(1) as f32;
-        let pose = match &opts.path {
-            Some(film) => {
-                let p = film.pose(t * film.file.duration_s());
-                let from = Vec3::from_array(p.from);
-                super::camera::look(from, from + Vec3::from_array(p.forward) * 100.0)
-            }
-            None => pose_at(&keys, t),
-        };
-        app.world_mut().entity_mut(cam_entity).insert(pose);
+        app.world_mut().entity_mut(cam_entity).insert(frame_pose(opts.path.as_ref(), &keys, t));
         let t0 = std::time::Instant::now();
         app.update();
         times.push(t0.elapsed().as_secs_f64() * 1e3);
@@ -212,6 +196,32 @@ pub fn run(world: IslandWorld, opts: &FlightOptions) -> anyhow::Result<FlightRep
         gpu_by_level,
         passes: pass_times(app.world()),
     })
+}
+
+/// The camera `t` (0..=1) along the flight: along the path file's film over its whole
+/// duration, else along the built-in path through `keys`.
+fn frame_pose(path: Option<&crate::film::Film>, keys: &[Transform], t: f32) -> Transform {
+    match path {
+        Some(film) => {
+            let p = film.pose(t * film.file.duration_s());
+            let from = Vec3::from_array(p.from);
+            super::camera::look(from, from + Vec3::from_array(p.forward) * 100.0)
+        }
+        None => pose_at(keys, t),
+    }
+}
+
+/// Say which path file the flight flies, if any.
+fn log_path(opts: &FlightOptions) {
+    if let Some(film) = &opts.path {
+        info!(
+            "flight: flying the path {} ({} keys, {:.1} s) over the {} frames",
+            film.file.path.display(),
+            film.file.keys.len(),
+            film.file.duration_s(),
+            opts.frames
+        );
+    }
 }
 
 /// The per-level GPU buffers of a frame (`WorldStats::gpu_bytes_per_level`), levels with nodes.
