@@ -88,6 +88,33 @@ struct Vertex {
     @location(9) morph_color: vec4<f32>,
 };
 
+const PIN_COARSER: u32 = 1u;
+const PIN_FINER: u32 = 2u;
+
+// The border pin holding a point at world `xz` of the node whose tag is `tag`
+// (world::display::pin_at): 0 off its border or on an unpinned side, else the side's pin, a
+// corner on two sides taking the coarser one.
+fn pin_at(tag: u32, xz: vec2<f32>) -> u32 {
+    let pins = tag >> 24u;
+    if pins == 0u {
+        return 0u;
+    }
+    let side = lod.node.x * exp2(lod.morph.z);
+    let lo = vec2<f32>(f32((tag >> 4u) & 0x3ffu), f32((tag >> 14u) & 0x3ffu)) * side;
+    let hi = lo + vec2<f32>(side);
+    let eps = 0.01;
+    // Side s (0: low x, 1: high x, 2: low z, 3: high z) holds pin bits 2s..2s+2.
+    let pin = vec4<u32>(pins & 3u, (pins >> 2u) & 3u, (pins >> 4u) & 3u, (pins >> 6u) & 3u);
+    let on = vec4<bool>(abs(xz.x - lo.x) < eps, abs(xz.x - hi.x) < eps, abs(xz.y - lo.y) < eps, abs(xz.y - hi.y) < eps);
+    if any(on & (pin == vec4<u32>(PIN_COARSER))) {
+        return PIN_COARSER;
+    }
+    if any(on & (pin == vec4<u32>(PIN_FINER))) {
+        return PIN_FINER;
+    }
+    return 0u;
+}
+
 @vertex
 fn vertex(v: Vertex) -> VertexOutput {
     var out: VertexOutput;
@@ -99,22 +126,11 @@ fn vertex(v: Vertex) -> VertexOutput {
     // side, whether a coarser node is across (morph fully) or a finer one (do not morph), so a
     // node kept from the last screen and its new neighbour meet whatever the distance says.
     let tag = mesh_functions::get_tag(v.instance_index);
-    let pins = tag >> 24u;
-    if pins != 0u {
-        let side = lod.node.x * exp2(lod.morph.z);
-        let lo = vec2<f32>(f32((tag >> 4u) & 0x3ffu), f32((tag >> 14u) & 0x3ffu)) * side;
-        let hi = lo + vec2<f32>(side);
-        let eps = 0.01;
-        // Side s (0: low x, 1: high x, 2: low z, 3: high z) holds pin bits 2s..2s+2.
-        let pin = vec4<u32>(pins & 3u, (pins >> 2u) & 3u, (pins >> 4u) & 3u, (pins >> 6u) & 3u);
-        let on = vec4<bool>(abs(p0.x - lo.x) < eps, abs(p0.x - hi.x) < eps, abs(p0.z - lo.y) < eps, abs(p0.z - hi.y) < eps);
-        let coarser = any(on & (pin == vec4<u32>(1u)));
-        let finer = any(on & (pin == vec4<u32>(2u)));
-        if coarser {
-            k = 1.0;
-        } else if finer {
-            k = 0.0;
-        }
+    let pin = pin_at(tag, p0.xz);
+    if pin == PIN_COARSER {
+        k = 1.0;
+    } else if pin == PIN_FINER {
+        k = 0.0;
     }
     var local = v.position;
     // Fully morphed is exactly the parent's surface (no rounding through mix).
@@ -122,6 +138,13 @@ fn vertex(v: Vertex) -> VertexOutput {
         local.y = v.morph.x;
     } else {
         local.y = mix(v.position.y, v.morph.x, k);
+    }
+    // A T-junction fill vertex (mesh::lod::push_fill) is a copy of its border segment's first
+    // vertex, so its triangles have no area, with its own place in its morph colour. On a side
+    // pinned finer it stands there, unmorphed as that side is, and closes the T-junctions.
+    if v.morph_color.w > 1.5 && pin_at(tag, v.morph_color.xz) == PIN_FINER {
+        local = v.morph_color.xyz;
+        k = 0.0;
     }
     out.world_position = mesh_functions::mesh_position_local_to_world(world_from_local, vec4<f32>(local, 1.0));
     out.position = position_world_to_clip(out.world_position.xyz);

@@ -231,7 +231,7 @@ pub fn mesh_tile_with(src: &WorldSource, node: NodeId, top_level: u8, shading: S
             let mut prev = ia;
             for c in inner {
                 let (x, z) = if along_z { (fixed as f64, c) } else { (c, fixed as f64) };
-                let idx = push_vertex(out, col, x, z, own.surface(x, z), parent.as_ref());
+                let idx = push_fill(out, col, ia, [x, z], own.surface(x, z).0[0]);
                 out.terrain.indices.extend_from_slice(&[ia, prev, idx]);
                 prev = idx;
             }
@@ -265,6 +265,53 @@ fn push_vertex(
     out.morph.push(ms);
     out.morph_colors.push(mc);
     idx
+}
+
+/// Marks a T-junction fill vertex: its morph colour's alpha (a colour's is at most 1).
+pub const FILL_MARK: f32 = 2.0;
+
+/// Append a T-junction fill vertex on the border segment that starts at vertex `first`: a copy
+/// of `first`, so the fill's triangles have no area wherever the vertex shader leaves it, with
+/// its own place (column coordinates `(x, z)`, own surface height `y`) as its morph colour. On
+/// a side pinned finer the shader puts it there ([`drawn_position`]), where the finer
+/// neighbour's border vertex is. (Fill placed and morphed as a vertex would bulge out of the
+/// border line wherever the morph factor changes along it, and its back faces would show
+/// through the neighbour as dark specks.)
+fn push_fill(out: &mut LodMesh, column_m: f32, first: u32, [x, z]: [f64; 2], y: f32) -> u32 {
+    let (idx, f) = (out.terrain.positions.len() as u32, first as usize);
+    let t = &mut out.terrain;
+    t.positions.push(t.positions[f]);
+    t.normals.push(t.normals[f]);
+    t.colors.push(t.colors[f]);
+    if !t.paint.is_empty() {
+        t.paint.push(t.paint[f]);
+    }
+    out.morph.push(out.morph[f]);
+    out.morph_colors.push([x as f32 * column_m, y, z as f32 * column_m, FILL_MARK]);
+    idx
+}
+
+/// Where the vertex shader (`terrain_lod.wgsl`) draws vertex `i` of node `n`'s mesh `m`, its
+/// CPU copy: the vertex moved towards its morph target by `k`, the factor the camera's distance
+/// gives (`LodRanges::morph`), unless the node's border `pins` hold it
+/// ([`pinned_morph`](crate::world::display::pinned_morph)); a T-junction fill vertex
+/// ([`push_fill`]) at its own place on a side pinned finer, else where its copy is drawn.
+pub fn drawn_position(
+    n: NodeId,
+    pins: u8,
+    chunk_m: f32,
+    m: &LodMesh,
+    i: usize,
+    k: impl Fn([f32; 3]) -> f32,
+) -> [f32; 3] {
+    use crate::world::display::{PIN_FINER, pin_at, pinned_morph};
+    let fill = m.morph_colors[i];
+    if fill[3] > 1.5 && pin_at(n, pins, chunk_m, fill[0], fill[2]) == PIN_FINER {
+        return [fill[0], fill[1], fill[2]];
+    }
+    let (p, target) = (m.terrain.positions[i], m.morph[i][0]);
+    let k = pinned_morph(n, pins, chunk_m, p[0], p[2], k(p));
+    [p[0], if k >= 1.0 { target } else { p[1] + (target - p[1]) * k }, p[2]]
 }
 
 /// Column coordinates (strictly between `lo` and `hi`, ascending) of the vertices a finer

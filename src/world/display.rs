@@ -176,34 +176,36 @@ pub fn border_pins(tree: &LodTree, shown: &[NodeId]) -> Vec<(NodeId, u8)> {
         .collect()
 }
 
-/// The morph factor a border pin leaves a vertex of node `n` at world `(x, z)` metres: `k` from
-/// the camera's distance, 1 on a side pinned [`PIN_COARSER`], 0 on one pinned [`PIN_FINER`]
-/// (a corner on two sides takes the coarser pin). `chunk_m` is a chunk's side in metres. The
-/// vertex shader (`terrain_lod.wgsl`) does the same.
-pub fn pinned_morph(n: NodeId, pins: u8, chunk_m: f32, x: f32, z: f32, k: f32) -> f32 {
+/// The pin that holds a point of node `n` at world `(x, z)` metres: [`PIN_NONE`] off its
+/// border or on an unpinned side, else its side's pin (a corner on two sides takes
+/// [`PIN_COARSER`] over [`PIN_FINER`]). `chunk_m` is a chunk's side in metres. The vertex shader
+/// (`terrain_lod.wgsl`, `pin_at`) does the same.
+pub fn pin_at(n: NodeId, pins: u8, chunk_m: f32, x: f32, z: f32) -> u8 {
     if pins == 0 {
-        return k;
+        return PIN_NONE;
     }
     let [x0, z0, x1, z1] = n.chunk_rect().map(|c| c as f32 * chunk_m);
     // Within a centimetre, as the shader compares them (positions and corners are exact
     // multiples of a column here, but the GPU's transform may round).
     let near = |a: f32, b: f32| (a - b).abs() < 0.01;
     let on = [near(x, x0), near(x, x1), near(z, z0), near(z, z1)];
-    let mut out = k;
-    let mut finer = false;
-    for side in 0..4 {
-        if on[side] {
-            match (pins >> (2 * side)) & 3 {
-                PIN_COARSER => return 1.0,
-                PIN_FINER => finer = true,
-                _ => {}
-            }
-        }
+    let side_pins = (0..4).filter(|&s| on[s]).map(|s| (pins >> (2 * s)) & 3);
+    side_pins.fold(PIN_NONE, |held, pin| match (held, pin) {
+        (PIN_COARSER, _) | (_, PIN_COARSER) => PIN_COARSER,
+        (PIN_FINER, _) | (_, PIN_FINER) => PIN_FINER,
+        _ => PIN_NONE,
+    })
+}
+
+/// The morph factor a border pin leaves a vertex of node `n` at world `(x, z)` metres: `k` from
+/// the camera's distance, 1 where [`pin_at`] says [`PIN_COARSER`], 0 where it says
+/// [`PIN_FINER`].
+pub fn pinned_morph(n: NodeId, pins: u8, chunk_m: f32, x: f32, z: f32, k: f32) -> f32 {
+    match pin_at(n, pins, chunk_m, x, z) {
+        PIN_COARSER => 1.0,
+        PIN_FINER => 0.0,
+        _ => k,
     }
-    if finer {
-        out = 0.0;
-    }
-    out
 }
 
 struct Ctx<'a> {

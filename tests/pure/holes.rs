@@ -6,9 +6,9 @@
 //! with no mesh, a tile that does not reach its border, or a crack the morph opens.
 
 use isla::mesh::Shading;
-use isla::mesh::lod::{LodMesh, build_node};
+use isla::mesh::lod::{LodMesh, build_node, drawn_position};
 use isla::world::WorldSource;
-use isla::world::display::{border_pins, display_set, pinned_morph};
+use isla::world::display::{border_pins, display_set};
 use isla::world::lod::{LodTree, NodeId};
 use isla::world::probe::pixel_ray;
 use rayon::prelude::*;
@@ -182,21 +182,17 @@ fn intersect(o: [f32; 3], d: [f32; 3], [a, b, c]: &[[f32; 3]; 3]) -> Option<f32>
     (t > 0.0).then_some(t)
 }
 
-/// The CPU copy of the vertex shader's morph: each vertex moves towards its target with the
-/// camera's distance, except on a border its node's `pins` fix ([`pinned_morph`]).
+/// The triangles the vertex shader draws, through its CPU copy
+/// ([`drawn_position`]): each vertex moved towards its target with the camera's distance,
+/// except on a border its node's `pins` fix.
 fn drawn_triangles(tree: &LodTree, id: NodeId, pins: u8, m: &LodMesh, cam: [f32; 3], scene: &mut Scene) {
     let chunk_m = tree.layout.chunk_size_m();
-    let pos: Vec<[f32; 3]> = m
-        .terrain
-        .positions
-        .iter()
-        .zip(&m.morph)
-        .map(|(p, t)| {
-            let d = ((p[0] - cam[0]).powi(2) + (p[1] - cam[1]).powi(2) + (p[2] - cam[2]).powi(2)).sqrt();
-            let k = pinned_morph(id, pins, chunk_m, p[0], p[2], tree.ranges.morph(id.level, d));
-            [p[0], p[1] + (t[0] - p[1]) * k, p[2]]
-        })
-        .collect();
+    let k = |p: [f32; 3]| {
+        let d = ((p[0] - cam[0]).powi(2) + (p[1] - cam[1]).powi(2) + (p[2] - cam[2]).powi(2)).sqrt();
+        tree.ranges.morph(id.level, d)
+    };
+    let pos: Vec<[f32; 3]> =
+        (0..m.terrain.positions.len()).map(|i| drawn_position(id, pins, chunk_m, m, i, k)).collect();
     for tri in m.terrain.indices.chunks_exact(3) {
         scene.add([pos[tri[0] as usize], pos[tri[1] as usize], pos[tri[2] as usize]]);
     }
@@ -387,12 +383,16 @@ fn every_border_vertex_of_a_finer_neighbour_is_a_vertex_of_the_coarser_tile() {
     for (label, from) in poses {
         let shown = tree.select(from);
         meshes.ensure(src, tree, &shown);
+        let pins: HashMap<NodeId, u8> = border_pins(tree, &shown).into_iter().collect();
         let touching =
             shown.iter().flat_map(|&a| shown.iter().filter(move |b| b.level < a.level).map(move |&b| (a, b)));
         for (a, b) in touching {
             let Some(border) = Border::between(tree.bounds_m(a), tree.bounds_m(b)) else { continue };
             *pairs.entry((a.level, b.level)).or_default() += 1;
-            let (ma, mb) = (&meshes.0[&a], &meshes.0[&b]);
+            // The coarser side as the shader draws it (its side pinned finer holds it unmorphed
+            // and puts its T-junction fill in place); the finer side's own vertices.
+            let drawn_a = unmorphed_drawn(tree, a, pins[&a], &meshes.0[&a]);
+            let (ma, mb) = (&drawn_a, &meshes.0[&b]);
             let along = |p: [f32; 3]| p[border.other];
             let coarse: Vec<[f32; 3]> =
                 border.vertices(ma, false).into_iter().map(|i| ma.terrain.positions[i]).collect();
@@ -449,6 +449,17 @@ fn every_border_vertex_of_a_finer_neighbour_is_a_vertex_of_the_coarser_tile() {
     );
     assert!(seen.iter().any(|&((a, b), _)| (a, b) == (1, 0)), "a tile meets a Marching Cubes chunk: {seen:?}");
     assert!(seen.iter().any(|&((a, b), _)| b >= 1 && a == b + 1), "a tile meets a finer tile: {seen:?}");
+}
+
+/// `m` with its vertices where the vertex shader draws them ([`drawn_position`]) with the
+/// camera's distance morphing nothing: only node `id`'s border `pins` move them.
+fn unmorphed_drawn(tree: &LodTree, id: NodeId, pins: u8, m: &LodMesh) -> LodMesh {
+    let chunk_m = tree.layout.chunk_size_m();
+    let mut out = m.clone();
+    for (i, p) in out.terrain.positions.iter_mut().enumerate() {
+        *p = drawn_position(id, pins, chunk_m, m, i, |_| 0.0);
+    }
+    out
 }
 
 /// A fast flight: 300 m a frame at 120 m over the island.

@@ -6,7 +6,7 @@
 use crate::world::lod::{cameras, check_no_crack, default_world, neighbours};
 use isla::mesh::Shading;
 use isla::mesh::far_field::TileTexture;
-use isla::mesh::lod::{LodMesh, mesh_tile};
+use isla::mesh::lod::{FILL_MARK, LodMesh, mesh_tile};
 use isla::world::lod::{DESIGN_FOV_RAD, DESIGN_HEIGHT_PX, LevelGrid, LodTree, NodeId};
 use isla::world::*;
 use std::sync::Arc;
@@ -198,6 +198,10 @@ fn fully_morphed_children_lie_on_the_parents_drawn_triangles() {
                 }
                 siblings.push((child, child_own.clone()));
                 for (v, p) in mc.terrain.positions.iter().enumerate() {
+                    if mc.morph_colors[v][3] == FILL_MARK {
+                        // A T-junction fill vertex: a copy of a border vertex, morphing as it does.
+                        continue;
+                    }
                     let [ty, tnx, tny, tnz] = mc.morph[v];
                     let tc = mc.morph_colors[v];
                     let hits = drawn.containing(p[0], p[2]);
