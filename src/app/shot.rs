@@ -74,6 +74,20 @@ pub struct Renderer {
     pub timings: RenderTimings,
 }
 
+impl Drop for Renderer {
+    /// Copies requested by the last frames are still in flight: let them land (one more frame,
+    /// with nothing drawn, and a wait on the GPU) before the app and their channels go, which
+    /// would otherwise warn at exit.
+    fn drop(&mut self) {
+        if let Some(app) = self.app.as_mut() {
+            app.update();
+            if let Some(device) = app.world().get_resource::<bevy::render::renderer::RenderDevice>() {
+                let _ = device.poll(bevy::render::render_resource::PollType::wait_indefinitely());
+            }
+        }
+    }
+}
+
 impl Renderer {
     pub fn new(world: IslandWorld, view_distance_m: f32) -> Self {
         Self { world, view_distance_m, app: None, camera: None, timings: RenderTimings::default() }

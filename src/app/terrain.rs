@@ -183,9 +183,11 @@ pub fn terrain_base() -> StandardMaterial {
         perceptual_roughness: 0.92,
         metallic: 0.0,
         reflectance: 0.2,
-        // Visible from both sides: the world can be seen from below.
+        // Drawn from both sides (the world can be seen from below), and lit on both as on its
+        // front: a back face seen through a crack of a pixel between tiles then shows the
+        // ground's own colour, not a dark speck (the normal turned away from the camera).
         cull_mode: None,
-        double_sided: true,
+        double_sided: false,
         ..default()
     }
 }

@@ -273,9 +273,6 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
             n = mix(n, textureSampleLevel(parent_normal, far_sampler, puv, layer, 0.0).xyz, k);
         }
         var nrm = normalize(n * 2.0 - 1.0);
-        if !is_front {
-            nrm = -nrm;
-        }
         pbr_input.N = nrm;
         pbr_input.world_normal = nrm;
         pbr_input.material.base_color = vec4<f32>(c * lod.tint.rgb, 1.0);

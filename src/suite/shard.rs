@@ -120,10 +120,10 @@ pub fn merge(suite: &Suite, dirs: &[PathBuf]) -> Result<Merged, String> {
         let r = Report::read(d)?;
         r.check_suite(suite, d)?;
         seconds += r.seconds;
-        if let Some(info) = r.renderer {
-            if !renderers.iter().any(|x: &super::RendererInfo| x.same_as(&info)) {
-                renderers.push(info);
-            }
+        if let Some(info) = r.renderer
+            && !renderers.iter().any(|x: &super::RendererInfo| x.same_as(&info))
+        {
+            renderers.push(info);
         }
         for v in r.views {
             if let Some((_, other)) = found.get(&v.name) {
