@@ -78,6 +78,9 @@ pub struct Switches {
     pub chunk_borders: bool,
     pub seam_highlight: bool,
     pub lod_colours: bool,
+    /// The path beside the blueprint (`BLUEPRINT.path.toml`, SPEC §10): its line and a marker
+    /// per key.
+    pub path: bool,
     pub shading: Shading,
 }
 
@@ -92,6 +95,7 @@ impl Default for Switches {
             chunk_borders: false,
             seam_highlight: false,
             lod_colours: false,
+            path: false,
             shading: Shading::Palette,
         }
     }
@@ -100,7 +104,7 @@ impl Default for Switches {
 /// The parts of the scene `off=` can turn off, by name.
 pub const OFF_NAMES: [&str; 4] = ["shadows", "sky", "water", "fog"];
 /// The debug looks `on=` can turn on, by name.
-pub const ON_NAMES: [&str; 4] = ["wireframe", "chunk-borders", "seam-highlight", "lod-colours"];
+pub const ON_NAMES: [&str; 5] = ["wireframe", "chunk-borders", "seam-highlight", "lod-colours", "path"];
 
 impl Switches {
     /// The switch called `name` in `off=` (scene parts) or `on=` (debug looks).
@@ -114,6 +118,7 @@ impl Switches {
             (false, "chunk-borders") => Some(&mut self.chunk_borders),
             (false, "seam-highlight") => Some(&mut self.seam_highlight),
             (false, "lod-colours") => Some(&mut self.lod_colours),
+            (false, "path") => Some(&mut self.path),
             _ => None,
         }
     }
@@ -125,11 +130,11 @@ impl Switches {
         Ok(())
     }
 
-    /// Turn on the debug look `name` (wireframe, chunk-borders, seam-highlight, lod-colours).
+    /// Turn on the debug look `name` (wireframe, chunk-borders, seam-highlight, lod-colours, path).
     pub fn turn_on(&mut self, name: &str) -> Result<(), String> {
-        let slot = self
-            .slot(name, false)
-            .ok_or_else(|| format!("unknown look '{name}' (wireframe, chunk-borders, seam-highlight, lod-colours)"))?;
+        let slot = self.slot(name, false).ok_or_else(|| {
+            format!("unknown look '{name}' (wireframe, chunk-borders, seam-highlight, lod-colours, path)")
+        })?;
         *slot = true;
         Ok(())
     }

@@ -71,7 +71,18 @@ impl Plugin for FilmPlugin {
         app.init_resource::<PathOf>()
             .add_systems(Update, (add_key, play_or_stop).in_set(super::IslaSet::Apply))
             .add_systems(PostUpdate, play.before(bevy::transform::TransformSystems::Propagate));
-        // Drawn where gizmos are (the window; not a bare test app).
+    }
+}
+
+/// The path drawn when the view switch `path` is on (L in the flight), in the window and in
+/// headless renders: part of the scene.
+pub struct PathDrawPlugin;
+
+impl Plugin for PathDrawPlugin {
+    fn build(&self, app: &mut App) {
+        super::settings::ensure(app);
+        app.init_resource::<PathOf>();
+        // Drawn where gizmos are (the window and the headless renderer; not a bare test app).
         if app.world().contains_resource::<bevy::gizmos::config::GizmoConfigStore>() {
             app.add_systems(Update, draw_path.in_set(super::IslaSet::Apply));
         }
@@ -166,8 +177,8 @@ fn play(
     }
 }
 
-/// L: the path's line (yellow, the camera's positions every 50 ms) and a marker per key (a white
-/// sphere, 12 m across).
+/// The view switch `path` (L): the path's line (yellow, the camera's positions every 50 ms) and
+/// a marker per key (a white sphere, 12 m across).
 fn draw_path(of: Res<PathOf>, toggles: Res<DebugToggles>, mut gizmos: Gizmos) {
     if !toggles.path_line {
         return;

@@ -61,7 +61,7 @@ pub const KEY_TABLE: &[Binding] = &[
     b(KeyCode::KeyB, "B", Action::SaveView, "save the current view beside the blueprint (BLUEPRINT.views.toml)"),
     b(KeyCode::KeyK, "K", Action::AddPathKey, "add the current view as a key to the path (BLUEPRINT.path.toml)"),
     b(KeyCode::KeyP, "P", Action::PlayPath, "play the path in the window (a flight key stops it)"),
-    b(KeyCode::KeyL, "L", Action::PathLine, "path drawn: its line and a marker per key"),
+    b(KeyCode::KeyL, "L", Action::PathLine, "path drawn: its line and a marker per key (the view switch `on=path`)"),
 ];
 
 /// The key bound to `action` (every action has exactly one).

@@ -63,6 +63,7 @@ impl Plugin for IslaScenePlugin {
                 sky::SkyPlugin,
                 scene::SunPlugin,
                 fog::FogPlugin,
+                film::PathDrawPlugin,
             ));
     }
 }

@@ -197,6 +197,7 @@ impl DebugToggles {
             shading: s.shading,
             seam_highlight: s.seam_highlight,
             lod_colours: s.lod_colours,
+            path_line: s.path,
             ..Default::default()
         }
     }
@@ -212,6 +213,7 @@ impl DebugToggles {
             chunk_borders: self.chunk_borders,
             seam_highlight: self.seam_highlight,
             lod_colours: self.lod_colours,
+            path: self.path_line,
             shading: self.shading,
         }
     }

@@ -67,6 +67,8 @@ pub struct RenderTimings {
 /// each camera and nothing is drawn until the screen shows exactly the view's nodes.
 pub struct Renderer {
     world: IslandWorld,
+    /// The blueprint's file, whose path (`BLUEPRINT.path.toml`) the view switch `path` draws.
+    blueprint: Option<std::path::PathBuf>,
     view_distance_m: f32,
     app: Option<App>,
     camera: Option<(Entity, (u32, u32), Handle<Image>)>,
@@ -90,7 +92,14 @@ impl Drop for Renderer {
 
 impl Renderer {
     pub fn new(world: IslandWorld, view_distance_m: f32) -> Self {
-        Self { world, view_distance_m, app: None, camera: None, timings: RenderTimings::default() }
+        Self { world, blueprint: None, view_distance_m, app: None, camera: None, timings: RenderTimings::default() }
+    }
+
+    /// The renderer of the blueprint read from `file`: a view with the switch `path` on draws the
+    /// path beside it.
+    pub fn of_file(mut self, file: &std::path::Path) -> Self {
+        self.blueprint = Some(file.to_path_buf());
+        self
     }
 
     /// The whole view a preset gives on this world, with the given sun, switches and level of
@@ -128,7 +137,7 @@ impl Renderer {
         let toggles = super::settings::DebugToggles::of_view(&view.switches);
         let sun = SunSettings::from(view.sun);
         let mut timings = RenderTimings::default();
-        let Self { world, view_distance_m, app, camera: cam_slot, .. } = self;
+        let Self { world, blueprint, view_distance_m, app, camera: cam_slot, .. } = self;
         let app = match app {
             Some(app) => {
                 apply_view_settings(app.world_mut(), toggles, sun, view.lod);
@@ -136,7 +145,12 @@ impl Renderer {
             }
             None => {
                 let stream = Streaming { lod: view.lod, view_distance_m: *view_distance_m };
-                let new = headless_app(world, toggles, sun, stream);
+                let mut new = headless_app(world, toggles, sun, stream);
+                let path = super::film::PathOf::read(blueprint.clone());
+                if let Some(problem) = &path.problem {
+                    warn!("path: {problem}");
+                }
+                new.insert_resource(path);
                 timings.start_s = t.elapsed().as_secs_f64();
                 app.insert(new)
             }

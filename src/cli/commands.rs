@@ -255,7 +255,7 @@ pub fn shot(a: ShotArgs) -> Outcome {
     }
     let source = world.source.clone();
     let t = std::time::Instant::now();
-    let mut renderer = isla::app::shot::Renderer::new(world, a.scene.stream.view_distance);
+    let mut renderer = isla::app::shot::Renderer::new(world, a.scene.stream.view_distance).of_file(&path);
     let img = renderer.render(&view, a.width, a.height)?;
     isla::app::shot::save_png(&img, &a.out)?;
     eprintln!(

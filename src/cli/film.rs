@@ -62,7 +62,8 @@ pub fn film(a: FilmArgs) -> Outcome {
     let film = Film::new(file);
     let views = frame_views(&film, &src);
     std::fs::create_dir_all(&out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
-    let mut renderer = isla::app::shot::Renderer::new(world, isla::app::server::DEFAULT_VIEW_DISTANCE_M);
+    let mut renderer =
+        isla::app::shot::Renderer::new(world, isla::app::server::DEFAULT_VIEW_DISTANCE_M).of_file(&bp_path);
     let t = Instant::now();
     let n = last - first + 1;
     for (k, i) in (first..=last).enumerate() {

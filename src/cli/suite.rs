@@ -55,7 +55,7 @@ pub fn suite(a: SuiteArgs) -> Outcome {
     eprintln!("suite: {} views of {} from {}", suite.views.len(), path.display(), a.suite.display());
     let world = world_of(bp, &path);
     let view_distance = suite.view_distance_m.unwrap_or(isla::app::server::DEFAULT_VIEW_DISTANCE_M);
-    let mut renderer = AppRenderer(isla::app::shot::Renderer::new(world, view_distance));
+    let mut renderer = AppRenderer(isla::app::shot::Renderer::new(world, view_distance).of_file(&path));
     let opts = RunOptions { out, bless: a.bless, shard: shard_label };
     let report = isla::suite::run(&suite, &mut renderer, &opts, started, &mut |line| eprintln!("{line}"))?;
     if let Some(r) = &report.renderer {

@@ -145,6 +145,49 @@ fn the_default_film_shows_no_dark_specks_where_tiles_meet() {
     }
 }
 
+/// The view switch `path` (`on=path`, L in the flight) draws the path beside the blueprint in a
+/// headless shot too: its yellow line over the island; nothing without the switch, and nothing
+/// (the same bytes as without it) where no path file lies beside the blueprint.
+#[test]
+fn the_path_switch_draws_the_path_beside_the_blueprint_in_a_shot() {
+    let dir = out_dir().join("film-path-switch");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bp = dir.join("small.dat");
+    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    let view = "isla:v1;from=2048,2600,5600;at=2048,0,2048;sun=38,45";
+    let shot = |name: &str, view: &str| {
+        let out = dir.join(name);
+        let run = isla()
+            .args(["shot", "--width", "160", "--height", "90", "--view", view, "--out"])
+            .arg(&out)
+            .arg(&bp)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        image::open(&out).unwrap().to_rgb8()
+    };
+    let yellow = |img: &image::RgbImage| img.pixels().filter(|p| p[0] > 200 && p[1] > 160 && p[2] < 90).count();
+    let bare = shot("bare.png", view);
+    let no_file = shot("no-file.png", &format!("{view};on=path"));
+    assert_eq!(bare, no_file, "no path file: the switch draws nothing");
+    std::fs::write(
+        dir.join("small.path.toml"),
+        "version = 1\n[[key]]\nlook_from = [1200, 900, 2000]\nlook_at = [2048, 0, 2048]\n\
+         [[key]]\nlook_from = [2900, 900, 2000]\nlook_at = [2048, 0, 2048]\ntravel = 2\n",
+    )
+    .unwrap();
+    let drawn = shot("path.png", &format!("{view};on=path"));
+    let off = shot("off.png", view);
+    assert_eq!(off, bare, "the path file alone changes nothing");
+    assert!(
+        yellow(&bare) == 0 && yellow(&drawn) > 40,
+        "yellow pixels: {} without, {} with",
+        yellow(&bare),
+        yellow(&drawn)
+    );
+}
+
 #[test]
 fn bad_film_input_is_refused_in_one_line_writing_nothing() {
     let dir = out_dir().join("film-bad");

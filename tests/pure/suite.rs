@@ -19,11 +19,11 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn a_view_string_round_trips_to_the_same_floats() {
-    let s = "isla:v1;from=1250.125,160,3150.3;at=1356,90.5,-3036;sun=20,300.25;off=shadows,fog;on=lod-colours;shading=normals;lod=off";
+    let s = "isla:v1;from=1250.125,160,3150.3;at=1356,90.5,-3036;sun=20,300.25;off=shadows,fog;on=lod-colours,path;shading=normals;lod=off";
     let v: View = s.parse().unwrap();
     assert_eq!(v.from, [1250.125, 160.0, 3150.3]);
     assert!(!v.switches.shadows && !v.switches.fog && v.switches.water && v.switches.sky);
-    assert!(v.switches.lod_colours && !v.lod);
+    assert!(v.switches.lod_colours && v.switches.path && !v.switches.wireframe && !v.lod);
     assert_eq!(v.to_string(), s, "the canonical form is what was given");
     // Arbitrary floats print in their shortest round-trip form and parse back bit for bit.
     let mut x = 0x1234_5678u32;
