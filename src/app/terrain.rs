@@ -184,8 +184,9 @@ pub fn terrain_base() -> StandardMaterial {
         metallic: 0.0,
         reflectance: 0.2,
         // Drawn from both sides (the world can be seen from below), and lit on both as on its
-        // front: a back face seen through a crack of a pixel between tiles then shows the
-        // ground's own colour, not a dark speck (the normal turned away from the camera).
+        // front: where a back face wins a pixel (a ridge's far side at its silhouette, the
+        // ground behind a crack of a pixel between tiles) it shows the ground's own colour, not
+        // a dark speck (the normal turned away from the camera).
         cull_mode: None,
         double_sided: false,
         ..default()

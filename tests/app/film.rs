@@ -101,13 +101,10 @@ fn a_film_renders_the_same_bytes_whole_in_parts_and_by_its_view_strings() {
     }
 }
 
-/// SPEC §10, bad input: fewer than two keys, an unknown saved view, times that do not rise, a
-/// NaN, a frame range outside the film, a size out of range — one line naming the file, the key
-/// and the problem, exit 2, and nothing written.
 /// Pixels darker than a fifth of each of their eight neighbours (summed RGB): the dark specks
-/// a tile border once showed, where a sliver of T-junction fill or a crack let the camera see
-/// the ground's back faces, lit as seen from inside. Rivers a pixel wide, shadows and roads are
-/// never that much darker than everything round them.
+/// the ground's back faces make when lit as seen from inside, where a sliver of T-junction fill,
+/// a crack of a pixel between tiles or a ridge's far side at its silhouette wins a pixel. Rivers
+/// a pixel wide, shadows and roads are never that much darker than everything round them.
 fn specks(png: &Path) -> Vec<(u32, u32)> {
     let img = image::open(png).unwrap().to_rgb8();
     let l = |x: u32, y: u32| img.get_pixel(x, y).0.iter().map(|&c| c as u32).sum::<u32>();
@@ -124,9 +121,9 @@ fn specks(png: &Path) -> Vec<(u32, u32)> {
     out
 }
 
-/// SPEC §5: the README's film of the default island shows no dark speck where tiles meet. Frames
-/// 60..62 (480 × 270) showed 7: the T-junction fill bulging out of a border, and cracks of a
-/// pixel where the camera saw the ground's back faces with their normals turned away from it.
+/// SPEC §3 "Borders" and §5: the README's film of the default island shows no dark speck.
+/// Frames 60..62 (480 × 270) showed 7 with the T-junction fill bulging out of a border and the
+/// ground's back faces lit with their normals turned away from the camera.
 #[test]
 fn the_default_film_shows_no_dark_specks_where_tiles_meet() {
     let dir = out_dir().join("film-specks");
@@ -188,6 +185,9 @@ fn the_path_switch_draws_the_path_beside_the_blueprint_in_a_shot() {
     );
 }
 
+/// SPEC §10, bad input: fewer than two keys, an unknown saved view, times that do not rise, a
+/// NaN, a frame range outside the film, a size out of range — one line naming the file, the key
+/// and the problem, exit 2, and nothing written.
 #[test]
 fn bad_film_input_is_refused_in_one_line_writing_nothing() {
     let dir = out_dir().join("film-bad");
