@@ -125,7 +125,7 @@ fn specks(png: &Path) -> Vec<(u32, u32)> {
 /// Frames 60..62 (480 × 270) showed 7 with the T-junction fill bulging out of a border and the
 /// ground's back faces lit with their normals turned away from the camera.
 #[test]
-fn the_default_film_shows_no_dark_specks_where_tiles_meet() {
+fn the_default_film_shows_no_dark_specks() {
     let dir = out_dir().join("film-specks");
     let _ = std::fs::remove_dir_all(&dir);
     let run = film(&[
