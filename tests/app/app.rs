@@ -2,7 +2,7 @@
 //! Vulkan driver, clean refusals of bad input, writes that survive being killed) and the world
 //! server driven headless along a flight path.
 
-use crate::common::{isla, luma, out_dir, render_shot, repo};
+use crate::common::{isla, luma, out_dir, render_shot, repo, small_island_in};
 use std::process::Command;
 
 #[test]
@@ -1141,11 +1141,7 @@ fn shot_probe_reports_the_column_as_chunk_json_does() {
 /// line and exit 2.
 #[test]
 fn a_saved_view_is_started_from_by_name() {
-    let dir = out_dir().join("saved-views");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let bp = dir.join("small.dat");
-    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    let (dir, bp) = small_island_in("saved-views", "small.dat");
     let v: isla::view::View = "isla:v1;from=900,500,3300;at=2000,100,2000;sun=30,200;off=fog".parse().unwrap();
     isla::views::save(&bp, &v).unwrap();
     let shot = |view: &str| {

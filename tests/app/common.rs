@@ -20,6 +20,17 @@ pub fn out_dir() -> PathBuf {
     d
 }
 
+/// A fresh folder `name` under the test output holding a copy of the small island as `file`:
+/// the folder and the blueprint's path (for tests that write beside a blueprint).
+pub fn small_island_in(name: &str, file: &str) -> (PathBuf, PathBuf) {
+    let dir = out_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bp = dir.join(file);
+    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    (dir, bp)
+}
+
 pub fn luma(p: &image::Rgb<u8>) -> f32 {
     0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
 }

@@ -2,7 +2,7 @@
 //! any part of the film, a frame's view string that `isla shot` renders to the same bytes, the
 //! refusals, and the MP4.
 
-use crate::common::{isla, out_dir, repo};
+use crate::common::{isla, out_dir, repo, small_island_in};
 use std::path::{Path, PathBuf};
 
 /// A 4-key path over the small island: 3 s at 4 fps, 96 × 54 (12 frames).
@@ -147,11 +147,7 @@ fn the_default_film_shows_no_dark_specks() {
 /// (the same bytes as without it) where no path file lies beside the blueprint.
 #[test]
 fn the_path_switch_draws_the_path_beside_the_blueprint_in_a_shot() {
-    let dir = out_dir().join("film-path-switch");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let bp = dir.join("small.dat");
-    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    let (dir, bp) = small_island_in("film-path-switch", "small.dat");
     let view = "isla:v1;from=2048,2600,5600;at=2048,0,2048;sun=38,45";
     let shot = |name: &str, view: &str| {
         let out = dir.join(name);
@@ -265,11 +261,7 @@ fn the_flight_adds_keys_and_plays_the_path() {
     use bevy::prelude::*;
     use isla::app::film::{FilmPlugin, PathOf, Playing};
     use isla::app::settings::{Action, SettingsPlugin, Viewer};
-    let dir = out_dir().join("film-fly");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let bp = dir.join("island.dat");
-    std::fs::copy(repo("blueprints/small.dat"), &bp).unwrap();
+    let (dir, bp) = small_island_in("film-fly", "island.dat");
     let mut app = App::new();
     app.add_plugins(MinimalPlugins).add_plugins(SettingsPlugin).add_plugins(FilmPlugin);
     app.insert_resource(PathOf::read(Some(bp.clone())));
