@@ -145,16 +145,22 @@ impl Renderer {
             }
             None => {
                 let stream = Streaming { lod: view.lod, view_distance_m: *view_distance_m };
-                let mut new = headless_app(world, toggles, sun, stream);
-                let path = super::film::PathOf::read(blueprint.clone());
-                if let Some(problem) = &path.problem {
-                    warn!("path: {problem}");
-                }
-                new.insert_resource(path);
+                let new = headless_app(world, toggles, sun, stream);
                 timings.start_s = t.elapsed().as_secs_f64();
                 app.insert(new)
             }
         };
+        // The path beside the blueprint is read the first time a view asks for it.
+        if view.switches.path
+            && blueprint.is_some()
+            && app.world().get_resource::<super::film::PathOf>().is_none_or(|p| p.blueprint.is_none())
+        {
+            let path = super::film::PathOf::read(blueprint.clone());
+            if let Some(problem) = &path.problem {
+                warn!("path: {problem}");
+            }
+            app.insert_resource(path);
+        }
         let camera = match cam_slot {
             Some((e, size, h)) if *size == (width, height) => (*e, h.clone()),
             _ => {
