@@ -15,6 +15,7 @@ pub mod forge;
 pub mod io;
 pub mod mesh;
 pub mod raster;
+pub mod renderer;
 pub mod suite;
 pub mod view;
 pub mod views;

@@ -255,20 +255,16 @@ pub struct OpenSeaWater;
 
 pub use super::sky::OPEN_SEA_REACH_M;
 
-/// A ring of four flat quads around the square `[0, extent]²` at height `y`, deep-water coloured.
-/// It borders the chunks' sheets without overlapping them, so alpha never stacks.
+/// The open sea around the square `[0, extent]²` at height `y`, deep-water coloured: a flat ring
+/// tessellated by [`crate::mesh::open_sea::ring`], so no rasteriser's clipping of a far triangle
+/// decides the picture. It borders the chunks' sheets without overlapping them, so alpha never
+/// stacks.
 pub fn open_sea_mesh(extent: f32, y: f32, colour: [f32; 4]) -> Mesh {
-    let (lo, hi) = (-OPEN_SEA_REACH_M, extent + OPEN_SEA_REACH_M);
-    let rects = [[lo, lo, hi, 0.0], [lo, extent, hi, hi], [lo, 0.0, 0.0, extent], [extent, 0.0, hi, extent]];
-    let (mut p, mut n, mut c, mut i) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for [x0, z0, x1, z1] in rects {
-        let b = p.len() as u32;
-        p.extend_from_slice(&[[x0, y, z0], [x0, y, z1], [x1, y, z1], [x1, y, z0]]);
-        n.extend_from_slice(&[[0.0, 1.0, 0.0]; 4]);
-        c.extend_from_slice(&[colour; 4]);
-        i.extend_from_slice(&[b, b + 1, b + 2, b, b + 2, b + 3]);
-    }
-    to_mesh(p, n, c, i)
+    let (xz, indices) = crate::mesh::open_sea::ring(extent);
+    let p: Vec<[f32; 3]> = xz.iter().map(|&[x, z]| [x, y, z]).collect();
+    let n = vec![[0.0, 1.0, 0.0]; p.len()];
+    let c = vec![colour; p.len()];
+    to_mesh(p, n, c, indices)
 }
 
 /// Nodes of a level drawn only beyond the longest shadow reach
@@ -336,16 +332,20 @@ fn spawn_open_sea(
     world: Res<IslandWorld>,
     mats: Res<ChunkMaterials>,
     mut meshes: ResMut<Assets<Mesh>>,
+    mut water_materials: ResMut<Assets<super::water::WaterMaterial>>,
 ) {
     let src = &world.source;
     let Some(level_m) = src.ocean_level_m() else { return };
     let y = level_m.max(crate::world::FLOOR_Y_M);
     let extent = src.layout.chunks_per_side as f32 * src.layout.chunk_size_m();
+    // The chunks' water material as it is now (sun, debug views), finding its surface per pixel.
+    let Some(mut sea) = water_materials.get(&mats.water).cloned() else { return };
+    sea.extension.plane = super::water::open_sea_plane(y);
     commands.spawn((
         OpenSea,
         OpenSeaWater,
         Mesh3d(meshes.add(open_sea_mesh(extent, y, crate::mesh::water_colour(crate::mesh::water::RAMP_DEPTH_M)))),
-        MeshMaterial3d(mats.water.clone()),
+        MeshMaterial3d(water_materials.add(sea)),
         Transform::default(),
         NotShadowCaster,
         bevy::pbr::wireframe::NoWireframe,

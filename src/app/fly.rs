@@ -32,15 +32,28 @@ struct StartView(crate::view::View);
 #[derive(Resource)]
 struct ExitAfter(Option<u32>, Option<std::path::PathBuf>);
 
-/// Whether the window screenshot asked for has been written (the exit waits for it).
+/// The window screenshot: asked for once the world in view is drawn, then written; the exit waits
+/// for it.
 #[derive(Resource, Default)]
-struct ScreenshotSaved(bool);
+struct ScreenshotState {
+    asked: Option<std::time::Instant>,
+    saved: bool,
+    /// The frame on which the screen first showed exactly what the camera asks for.
+    settled_at: Option<u32>,
+    frame: u32,
+    started: Option<std::time::Instant>,
+}
 
-/// Frames the exit waits beyond `--frames` for the screenshot to be written, at most.
-const SCREENSHOT_WAIT_FRAMES: u32 = 600;
+/// Frames drawn after the view settles before the screenshot is taken: the last nodes' meshes
+/// reach the render world one frame after they are shown, and are drawn the next.
+const SETTLED_FRAMES: u32 = 2;
 
-/// Frames between the window screenshot and the exit, so the capture lands before the app ends.
+/// Frames before the exit at which the screenshot is asked for at the earliest, so the capture
+/// lands before the app ends.
 const SCREENSHOT_LEAD_FRAMES: u32 = 10;
+
+/// How long the flight waits for the world in view to be drawn before a screenshot is refused.
+const SCREENSHOT_VIEW_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 pub fn run(world: IslandWorld, opts: FlyOptions) -> AppExit {
     let title = format!("Isla — {}", world.name);
@@ -88,11 +101,11 @@ pub struct FlightPlugin {
 impl Plugin for FlightPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(ExitAfter(self.exit_after_frames, self.screenshot.clone()))
-            .init_resource::<ScreenshotSaved>()
+            .init_resource::<ScreenshotState>()
             .add_systems(Startup, spawn_camera)
             .add_systems(
                 Update,
-                (exit_after, show_loading.run_if(resource_changed::<super::server::Loading>))
+                ((track_settled, exit_after).chain(), show_loading.run_if(resource_changed::<super::server::Loading>))
                     .in_set(super::IslaSet::Render),
             )
             .add_systems(PostStartup, software_renderer_msaa_off);
@@ -129,35 +142,73 @@ fn show_loading(
     }
 }
 
+/// Counts frames and notes the first on which the screen shows exactly what the camera asks for
+/// (the settled view a headless shot waits for), while a screenshot is still to be taken.
+fn track_settled(world: &mut World) {
+    let mut st = world.resource_mut::<ScreenshotState>();
+    st.frame += 1;
+    st.started.get_or_insert_with(std::time::Instant::now);
+    if st.settled_at.is_some() || world.resource::<ExitAfter>().1.is_none() {
+        return;
+    }
+    let at = world
+        .query_filtered::<&GlobalTransform, With<super::settings::Viewer>>()
+        .iter(world)
+        .next()
+        .map(|t| t.translation().to_array());
+    if at.is_some_and(|at| super::server::settled(world, at)) {
+        let mut st = world.resource_mut::<ScreenshotState>();
+        st.settled_at = Some(st.frame);
+    }
+}
+
+/// `--frames N`: exit after N frames. With `--screenshot`, the window is captured once the world
+/// in view is drawn (however few frames N is) and not before N − 10 frames, and the exit waits
+/// for the file; a view that is not drawn, or a frame that does not come back, in time is refused
+/// (exit 1, nothing written).
 fn exit_after(
     mut commands: Commands,
-    mut frames: Local<u32>,
     limit: Res<ExitAfter>,
-    saved: Res<ScreenshotSaved>,
+    mut st: ResMut<ScreenshotState>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    *frames += 1;
-    if let (Some(n), Some(path)) = (limit.0, &limit.1)
-        && *frames + SCREENSHOT_LEAD_FRAMES == n.max(SCREENSHOT_LEAD_FRAMES + 1)
-    {
-        use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
-        info!("fly: saving a screenshot of the window to {}", path.display());
-        let mut save = save_to_disk(path.clone());
-        commands.spawn(Screenshot::primary_window()).observe(
-            move |captured: On<ScreenshotCaptured>, mut saved: ResMut<ScreenshotSaved>| {
-                save(captured);
-                saved.0 = true;
-            },
-        );
-    }
     let Some(n) = limit.0 else { return };
-    // The capture is read back and written a few frames after it is asked for; with fast frames
-    // that can be after the tenth, so the exit waits for it (bounded).
-    let waiting = limit.1.is_some() && !saved.0;
-    if *frames >= n && (!waiting || *frames >= n + SCREENSHOT_WAIT_FRAMES) {
-        if waiting {
-            warn!("fly: the screenshot was not written within {SCREENSHOT_WAIT_FRAMES} frames of the limit");
+    let frame = st.frame;
+    if let Some(path) = &limit.1 {
+        let drawn = st.settled_at.is_some_and(|s| frame >= s + SETTLED_FRAMES);
+        if st.asked.is_none() && drawn && frame + SCREENSHOT_LEAD_FRAMES >= n {
+            use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+            info!("fly: saving a screenshot of the window to {}", path.display());
+            let mut save = save_to_disk(path.clone());
+            commands.spawn(Screenshot::primary_window()).observe(
+                move |captured: On<ScreenshotCaptured>, mut st: ResMut<ScreenshotState>| {
+                    save(captured);
+                    st.saved = true;
+                },
+            );
+            st.asked = Some(std::time::Instant::now());
         }
+        let late = match st.asked {
+            None => st
+                .started
+                .is_some_and(|t| t.elapsed() > SCREENSHOT_VIEW_TIMEOUT)
+                .then(|| format!("the world in view was not drawn within {} s", SCREENSHOT_VIEW_TIMEOUT.as_secs())),
+            Some(t) if !st.saved && t.elapsed() > super::shot::readback_timeout() => Some(format!(
+                "the window's frame did not come back within {:.0} s",
+                super::shot::readback_timeout().as_secs_f64()
+            )),
+            _ => None,
+        };
+        if let Some(why) = late {
+            error!("fly: --screenshot {}: {why}; no screenshot written", path.display());
+            exit.write(AppExit::error());
+            return;
+        }
+        if !st.saved {
+            return;
+        }
+    }
+    if frame >= n {
         info!("fly: exiting after {} frames as asked", n);
         exit.write(AppExit::Success);
     }

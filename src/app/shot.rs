@@ -116,9 +116,9 @@ impl Renderer {
     }
 
     /// The graphics adapter that renders, once the first render has started the app.
-    pub fn adapter(&self) -> Option<crate::suite::RendererInfo> {
+    pub fn adapter(&self) -> Option<crate::renderer::RendererInfo> {
         let info = self.app.as_ref()?.world().get_resource::<bevy::render::renderer::RenderAdapterInfo>()?;
-        Some(crate::suite::RendererInfo {
+        Some(crate::renderer::RendererInfo {
             name: info.name.clone(),
             driver: info.driver.clone(),
             driver_info: info.driver_info.clone(),
@@ -318,9 +318,44 @@ pub fn wait_for_first_view(app: &mut App) -> anyhow::Result<()> {
     }
 }
 
+/// How long a frame may take to come back from the GPU: 300 s, or `ISLA_READBACK_TIMEOUT_S`.
+/// Bounded by time, not frames: a software renderer compiling its shaders on first use takes
+/// seconds for one frame (SwiftShader's first, about 8 s on two cores), a slow CI machine longer.
+pub fn readback_timeout() -> std::time::Duration {
+    let s = std::env::var("ISLA_READBACK_TIMEOUT_S").ok().and_then(|v| v.trim().parse::<f64>().ok());
+    std::time::Duration::from_secs_f64(s.filter(|s| s.is_finite() && *s >= 0.0).unwrap_or(300.0))
+}
+
+/// A frame the renderer did not return in time ([`readback_timeout`]): said in one line that
+/// names the renderer, not as an internal failure.
+#[derive(Debug, Clone)]
+pub struct SlowRenderer {
+    pub renderer: String,
+    pub waited_s: f64,
+}
+
+impl std::fmt::Display for SlowRenderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the renderer {} returned no frame within {:.0} s (ISLA_READBACK_TIMEOUT_S sets how long to wait)",
+            self.renderer, self.waited_s
+        )
+    }
+}
+
+impl std::error::Error for SlowRenderer {}
+
+/// The adapter's name, for messages.
+pub fn adapter_name(world: &World) -> String {
+    world
+        .get_resource::<bevy::render::renderer::RenderAdapterInfo>()
+        .map_or_else(|| "(unknown adapter)".to_string(), |i| i.name.clone())
+}
+
 /// Copy the image `handle` (RGBA8, `width × height`) back from the GPU as it is now, without
-/// drawing: frames are pumped until the copy arrives. Rows come padded to wgpu's copy alignment
-/// and are unpadded here.
+/// drawing: frames are pumped until the copy arrives, at most [`readback_timeout`]. Rows come
+/// padded to wgpu's copy alignment and are unpadded here.
 pub fn read_back(app: &mut App, handle: Handle<Image>, width: u32, height: u32) -> anyhow::Result<Vec<u8>> {
     use bevy::render::gpu_readback::{Readback, ReadbackComplete};
     let captured: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
@@ -335,14 +370,18 @@ pub fn read_back(app: &mut App, handle: Handle<Image>, width: u32, height: u32) 
             }
         })
         .id();
-    for _ in 0..60 {
+    let (started, limit) = (std::time::Instant::now(), readback_timeout());
+    loop {
         app.update();
-        if captured.lock().expect("readback lock").is_some() {
+        if captured.lock().expect("readback lock").is_some() || started.elapsed() >= limit {
             break;
         }
     }
     app.world_mut().despawn(e);
-    let data = captured.lock().expect("readback lock").take().context("the GPU never returned the frame")?;
+    let Some(data) = captured.lock().expect("readback lock").take() else {
+        let waited_s = started.elapsed().as_secs_f64();
+        return Err(SlowRenderer { renderer: adapter_name(app.world()), waited_s }.into());
+    };
     let row = width as usize * 4;
     let stride = row.next_multiple_of(256);
     if data.len() < stride * (height as usize - 1) + row {

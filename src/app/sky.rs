@@ -49,7 +49,8 @@ pub const HORIZON_HAZE: f32 = 3.0 / 90.0;
 /// precision.
 pub const DOME_RADIUS_M: f32 = 1_000_000.0;
 /// How far the open sea reaches beyond the map, in metres (inside the dome).
-pub const OPEN_SEA_REACH_M: f32 = 0.9 * DOME_RADIUS_M;
+pub const OPEN_SEA_REACH_M: f32 = crate::mesh::open_sea::REACH_M;
+const _: () = assert!(OPEN_SEA_REACH_M < DOME_RADIUS_M);
 
 /// Godot's ease for 0 < c < 1: fast rise, long tail — `clamp(1 − (1 − t)^(1/c), 0, 1)`.
 pub fn ease(t: f32, c: f32) -> f32 {

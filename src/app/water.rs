@@ -25,6 +25,18 @@ pub struct WaterExt {
     pub sky: SkyParams,
     #[uniform(101)]
     pub shading: WaterShading,
+    /// x: 1 for a flat sheet whose surface each pixel finds by casting its own view ray onto the
+    /// plane `y = plane.y` (the open sea, [`open_sea_plane`]), 0 for a sheet shaded where the
+    /// rasteriser interpolates it (the chunks' sheets).
+    #[uniform(102)]
+    pub plane: Vec4,
+}
+
+/// The `plane` of the open sea's material at `level_m`: every pixel of it finds its point on the
+/// sea from its own view ray, so the ripples, the depth and the foam do not depend on how large a
+/// triangle the rasteriser interpolated.
+pub fn open_sea_plane(level_m: f32) -> Vec4 {
+    Vec4::new(1.0, level_m, 0.0, 0.0)
 }
 
 /// The per-pixel body (SPEC §5 "Water per pixel"): the SPEC §4 ramp's ends and the lengths of
@@ -113,7 +125,7 @@ pub fn water_material(to_sun: Vec3) -> WaterMaterial {
             double_sided: true,
             ..default()
         },
-        extension: WaterExt { sky: SkyParams::new(to_sun), shading: WaterShading::new(true) },
+        extension: WaterExt { sky: SkyParams::new(to_sun), shading: WaterShading::new(true), plane: Vec4::ZERO },
     }
 }
 

@@ -10,9 +10,9 @@
     pbr_functions::{apply_pbr_lighting, main_pass_post_lighting_processing},
 }
 #import isla::sky::{SkyParams, sky_radiance, horizon_haze}
+#import bevy_pbr::view_transformations::{frag_coord_to_ndc, position_ndc_to_world}
 #ifdef DEPTH_PREPASS
 #import bevy_pbr::prepass_utils::prepass_depth
-#import bevy_pbr::view_transformations::{frag_coord_to_ndc, position_ndc_to_world}
 #endif
 #ifdef DISTANCE_FOG
 #import bevy_pbr::mesh_view_bindings::fog
@@ -30,6 +30,23 @@ struct WaterShading {
     lengths: vec4<f32>,
 }
 @group(#{MATERIAL_BIND_GROUP}) @binding(101) var<uniform> body_params: WaterShading;
+// `app::water::WaterExt::plane`: x 1 = a flat sheet at y = plane.y whose point each pixel finds
+// from its own view ray (the open sea), 0 = where the rasteriser interpolates the sheet.
+@group(#{MATERIAL_BIND_GROUP}) @binding(102) var<uniform> plane: vec4<f32>;
+
+// The sheet's point under this pixel. On the open sea, the pixel's own view ray meets the plane:
+// nothing depends on how large a triangle the rasteriser interpolated, or how it clipped it.
+fn surface_point(in: VertexOutput) -> vec3<f32> {
+    if (plane.x > 0.5) {
+        let near = position_ndc_to_world(vec3<f32>(frag_coord_to_ndc(in.position).xy, 1.0));
+        let ray = near - view.world_position;
+        let t = (plane.y - view.world_position.y) / ray.y;
+        if (t > 0.0 && abs(ray.y) > 1e-12) {
+            return view.world_position + ray * t;
+        }
+    }
+    return in.world_position.xyz;
+}
 
 fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
     let lo = c / 12.92;
@@ -62,11 +79,14 @@ fn ripple(xz: vec2<f32>, dist: f32) -> vec2<f32> {
 @fragment
 fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
     var pbr_input = pbr_input_from_standard_material(in, is_front);
-    let to_eye = view.world_position - in.world_position.xyz;
+    let at = surface_point(in);
+    pbr_input.world_position = vec4<f32>(at, 1.0);
+    let to_eye = view.world_position - at;
     let dist = length(to_eye);
     let v = to_eye / dist;
     let above = to_eye.y > 0.0;
-    let g = ripple(in.world_position.xz, dist);
+    pbr_input.V = to_eye / dist;
+    let g = ripple(at.xz, dist);
     let up = select(-1.0, 1.0, above);
     let n = normalize(vec3<f32>(-g.x, up, -g.y));
     pbr_input.N = n;
@@ -79,8 +99,8 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     if (above && body_params.params.x > 0.5 && behind > 0.0 && behind < in.position.z) {
         let ndc = frag_coord_to_ndc(in.position);
         let floor = position_ndc_to_world(vec3<f32>(ndc.xy, behind));
-        let depth = max(in.world_position.y - floor.y, 0.0);
-        let path = distance(floor, in.world_position.xyz);
+        let depth = max(at.y - floor.y, 0.0);
+        let path = distance(floor, at);
         let c = ramp(depth);
         // The first metre or two of water lets the floor through, so the shallows show their
         // bed and the waterline is not a drawn edge; below that the ramp holds looking straight
@@ -92,7 +112,7 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
         let l = body_params.lengths;
         let band = smoothstep(0.0, l.y, depth) * (1.0 - smoothstep(l.z, max(body_params.params.w, l.z + 0.01), depth))
             * (1.0 - smoothstep(0.5 * l.w, l.w, dist));
-        let xz = in.world_position.xz;
+        let xz = at.xz;
         let patches = 0.5 + 0.3 * sin(dot(xz, vec2<f32>(0.23, 0.11)))
             + 0.2 * sin(dot(xz, vec2<f32>(-0.09, 0.31)) + 1.7);
         let lines = 0.5 + 0.5 * sin(depth * 45.0 + patches * 6.0);

@@ -86,6 +86,20 @@ impl Default for StreamArgs {
     }
 }
 
+/// Which renderer draws, for every command that renders: declared once, flattened into each.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct RendererArgs {
+    /// The renderer: auto (what the system offers: a GPU where there is one, else lavapipe),
+    /// lavapipe (Mesa's software Vulkan) or swiftshader (Google's, as Chromium and Chrome ship it;
+    /// off-screen only).
+    #[arg(long, value_name = "NAME", value_parser = renderer_choice, default_value = "auto")]
+    pub renderer: isla::renderer::Choice,
+}
+
+fn renderer_choice(s: &str) -> Result<isla::renderer::Choice, String> {
+    s.parse()
+}
+
 /// Where the camera starts: a preset, an explicit pose, or a whole view string.
 #[derive(Args, Clone, Debug, Default)]
 pub struct CameraArgs {
@@ -151,6 +165,8 @@ pub struct FlyArgs {
     pub ruler: Option<Vec<(u32, u32)>>,
     #[command(flatten)]
     pub scene: SceneArgs,
+    #[command(flatten)]
+    pub renderer: RendererArgs,
 }
 
 /// What a rendering command shows: where the camera is, the view switches and the sun, and how
@@ -177,6 +193,7 @@ impl Default for FlyArgs {
             probe: None,
             ruler: None,
             scene: SceneArgs::default(),
+            renderer: RendererArgs::default(),
         }
     }
 }
@@ -293,6 +310,8 @@ pub struct ShotArgs {
     pub probe: Option<(u32, u32)>,
     #[command(flatten)]
     pub scene: SceneArgs,
+    #[command(flatten)]
+    pub renderer: RendererArgs,
 }
 
 #[derive(Args)]
@@ -325,6 +344,28 @@ pub struct SuiteArgs {
     /// Also write the results as JUnit XML.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub renderer: RendererArgs,
+    /// Render every view on each of these renderers (comma-separated, at least two) and report
+    /// which views would fail on a change of renderer: the first renderer's frame is taken as the
+    /// reference, each other's judged against it on that renderer's thresholds.
+    #[arg(long, value_name = "A,B,…", value_parser = renderer_list, conflicts_with_all = ["renderer", "bless", "bless_from", "merge", "shard"])]
+    pub renderers: Option<RendererList>,
+}
+
+/// `--renderers A,B,…`: at least two renderers, none twice.
+#[derive(Debug, Clone)]
+pub struct RendererList(pub Vec<isla::renderer::Choice>);
+
+fn renderer_list(s: &str) -> Result<RendererList, String> {
+    let list = s.split(',').map(|r| r.trim().parse()).collect::<Result<Vec<isla::renderer::Choice>, String>>()?;
+    if list.len() < 2 {
+        return Err(format!("'{s}' names {} renderer; give at least two, comma-separated", list.len()));
+    }
+    if (1..list.len()).any(|i| list[..i].contains(&list[i])) {
+        return Err(format!("'{s}' names a renderer twice"));
+    }
+    Ok(RendererList(list))
 }
 
 #[derive(Args)]
@@ -351,6 +392,8 @@ pub struct FilmArgs {
     /// Encode the frames already in DIR (a film rendered in parts) to --mp4, rendering nothing.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "frames"], requires = "mp4")]
     pub encode: Option<PathBuf>,
+    #[command(flatten)]
+    pub renderer: RendererArgs,
 }
 
 fn bless_mode(s: &str) -> Result<isla::suite::BlessMode, String> {
@@ -414,6 +457,8 @@ pub struct FlightArgs {
     /// Also measure each render pass's GPU time (timestamp queries) and print one line per pass.
     #[arg(long)]
     pub passes: bool,
+    #[command(flatten)]
+    pub renderer: RendererArgs,
 }
 
 fn finite(s: &str) -> Result<f32, String> {

@@ -93,7 +93,7 @@ struct FilmJson<'a> {
     path: &'a Path,
     blueprint: &'a Path,
     rendered: (u64, u64),
-    renderer: Option<isla::suite::RendererInfo>,
+    renderer: Option<isla::renderer::RendererInfo>,
 }
 
 /// `film.json` beside the frames: the film's settings and every frame's time and view string.

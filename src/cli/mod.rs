@@ -45,8 +45,29 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+/// The renderer a command asks for, made the one this process draws with before any work; a
+/// renderer that cannot be had (or, for a window, cannot present) is bad input.
+fn select_renderer(cmd: &Command) -> Result<(), BadInput> {
+    let (choice, window) = match cmd {
+        Command::Fly(a) => (a.renderer.renderer, true),
+        Command::Shot(a) => (a.renderer.renderer, false),
+        Command::Flight(a) => (a.renderer.renderer, false),
+        Command::Suite(a) => (a.renderer.renderer, false),
+        Command::Film(a) => (a.renderer.renderer, false),
+        _ => return Ok(()),
+    };
+    if window && !choice.presents() {
+        return Err(bad(format!(
+            "--renderer {choice} draws off-screen only (it has no window surface): use it with shot, suite, film or flight"
+        )));
+    }
+    choice.select().map_err(bad)?;
+    Ok(())
+}
+
 /// Run one command.
 pub fn dispatch(cmd: Command) -> Result<ExitCode, Failure> {
+    select_renderer(&cmd)?;
     match cmd {
         Command::Fly(a) => commands::fly(a),
         Command::Forge(a) => commands::forge(a),
@@ -68,6 +89,11 @@ pub fn report(result: Result<ExitCode, Failure>) -> ExitCode {
         Err(Failure::Bad(BadInput(e))) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
+        }
+        // A renderer too slow to return a frame is named as such, not as an internal failure.
+        Err(Failure::Other(e)) if e.chain().any(|c| c.is::<isla::app::shot::SlowRenderer>()) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
         }
         Err(Failure::Other(e)) => {
             eprintln!("error: internal failure: {e:#}");

@@ -38,6 +38,9 @@ pub fn suite(a: SuiteArgs) -> Outcome {
     if !a.merge.is_empty() {
         return merge(&suite, &a, &out);
     }
+    if let Some(list) = &a.renderers {
+        return portability(&suite, &a, &list.0, &out, started);
+    }
     let mut shard_label = None;
     if let Some(shard) = a.shard {
         let measured = match &a.durations {
@@ -94,7 +97,7 @@ impl isla::suite::Renderer for AppRenderer {
         Ok((image::DynamicImage::ImageRgba8(img).to_rgb8(), view))
     }
 
-    fn info(&mut self) -> Option<isla::suite::RendererInfo> {
+    fn info(&mut self) -> Option<isla::renderer::RendererInfo> {
         self.0.adapter()
     }
 }
@@ -159,4 +162,64 @@ fn merge(suite: &Suite, a: &SuiteArgs, out: &Path) -> Outcome {
         eprintln!("suite: note: {n}");
     }
     finish(&merged.report, a, out)
+}
+
+/// `--renderers A,B,…`: each renderer draws every view in its own `isla suite --renderer R` run
+/// (a renderer is chosen once per process), into `OUT/R`; then each view's frames are judged
+/// across the renderers, written to `OUT/portability.json` and said one line per view.
+fn portability(
+    suite: &Suite,
+    a: &SuiteArgs,
+    list: &[isla::renderer::Choice],
+    out: &Path,
+    started: std::time::Instant,
+) -> Outcome {
+    use isla::suite::portability::{self, RendererRun};
+    // Every renderer must be there before any renders.
+    for r in list {
+        r.manifest().map_err(bad)?;
+    }
+    let exe = std::env::current_exe().map_err(|e| anyhow::anyhow!("cannot find this program: {e}"))?;
+    let mut runs = Vec::new();
+    for r in list {
+        let dir = out.join(r.to_string());
+        eprintln!("suite: rendering {} views on {r} into {}", suite.views.len(), dir.display());
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.arg("suite").arg(&a.suite).arg("--renderer").arg(r.to_string()).arg("--out").arg(&dir);
+        for name in &a.only {
+            cmd.arg("--only").arg(name);
+        }
+        let status = cmd.status().map_err(|e| anyhow::anyhow!("cannot run {}: {e}", exe.display()))?;
+        // 0 and 1 are verdicts against the references; anything else is a run that did not finish.
+        if !matches!(status.code(), Some(0 | 1)) {
+            return Err(anyhow::anyhow!("the run on {r} ended with {status}").into());
+        }
+        runs.push(RendererRun { name: r.to_string(), dir });
+    }
+    let p = portability::judge(suite, &runs).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for line in portability::lines(&p) {
+        eprintln!("{line}");
+    }
+    let json = serde_json::to_string_pretty(&p).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let path = out.join("portability.json");
+    isla::io::write_bytes_atomic(&path, json.as_bytes())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    if p.not_portable.is_empty() {
+        eprintln!(
+            "suite: portable: all {} views pass on a change of renderer ({}) in {:.1} s; {}",
+            suite.views.len(),
+            runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "),
+            started.elapsed().as_secs_f64(),
+            path.display()
+        );
+    } else {
+        eprintln!(
+            "suite: not portable: {} of {} views would fail on a change of renderer: {}; {}",
+            p.not_portable.len(),
+            suite.views.len(),
+            p.not_portable.join(", "),
+            path.display()
+        );
+    }
+    Ok(ExitCode::from(p.exit_code()))
 }

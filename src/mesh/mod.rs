@@ -12,6 +12,7 @@ pub mod bridges;
 pub mod far_field;
 pub mod lod;
 pub mod marching_cubes;
+pub mod open_sea;
 pub mod palette;
 pub mod tables;
 pub mod water;

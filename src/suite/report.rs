@@ -2,9 +2,9 @@
 //! `--merge`, `--bless-from` and `--durations`), `report.html` for people, JUnit XML for CI
 //! systems (`--junit`), and GitHub Actions' `::error` lines and step summary.
 
-use super::run::RendererInfo;
-use super::{Suite, relative_path};
+use super::file::{Suite, relative_path};
 use crate::compare::{Metrics, Tolerance};
+use crate::renderer::RendererInfo;
 use std::path::{Path, PathBuf};
 
 /// A view's verdict.
@@ -52,7 +52,7 @@ pub struct ViewResult {
     /// The view string of what was rendered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<String>,
-    /// What the suite file asked for ([`super::SuiteView::request`]).
+    /// What the suite file asked for ([`super::file::SuiteView::request`]).
     #[serde(default)]
     pub request: String,
     /// The thresholds it was judged by, on this run's renderer.
@@ -148,17 +148,7 @@ impl Report {
     pub fn of(suite: &Suite, renderer: Option<RendererInfo>, views: Vec<ViewResult>, seconds: f64) -> Self {
         let count = |s: Status| views.iter().filter(|v| v.status == s).count();
         let (passed, new, errors) = (count(Status::Pass), count(Status::New), count(Status::Error));
-        let mut notes = Vec::new();
-        for v in &views {
-            if let (Some(r), Some(now)) = (&v.reference_renderer, &renderer) {
-                notes.push(format!(
-                    "{}: the reference was blessed on {}; this run drew it on {}",
-                    v.name,
-                    r.label(),
-                    now.label()
-                ));
-            }
-        }
+        let notes = renderer_notes(&views, renderer.as_ref());
         let suite = SuiteId {
             file: suite.path.display().to_string(),
             fingerprint: suite.fingerprint(),
@@ -215,6 +205,35 @@ impl Report {
     }
 }
 
+/// A change of renderer, said once: for each renderer the references were blessed on that is not
+/// this run's, which views it touches.
+fn renderer_notes(views: &[ViewResult], now: Option<&RendererInfo>) -> Vec<String> {
+    let Some(now) = now else { return Vec::new() };
+    let mut by: Vec<(&RendererInfo, Vec<&str>)> = Vec::new();
+    for v in views {
+        let Some(then) = &v.reference_renderer else { continue };
+        match by.iter_mut().find(|(r, _)| r.same_as(then)) {
+            Some((_, names)) => names.push(&v.name),
+            None => by.push((then, vec![&v.name])),
+        }
+    }
+    by.into_iter()
+        .map(|(then, names)| {
+            let which = if names.len() == views.len() && names.len() > 1 {
+                format!("all {} views", names.len())
+            } else {
+                format!("{} view{}", names.len(), if names.len() == 1 { "" } else { "s" })
+            };
+            format!(
+                "a change of renderer: the references of {which} ({}) were blessed on {}; this run drew them on {}",
+                names.join(", "),
+                then.label(),
+                now.label()
+            )
+        })
+        .collect()
+}
+
 fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -229,7 +248,7 @@ pub fn write(report: &Report, suite: &Suite, out: &Path) -> anyhow::Result<()> {
 
 fn html(report: &Report, suite: &Suite, out: &Path) -> String {
     let mut rows: Vec<&ViewResult> = report.views.iter().collect();
-    let score = |v: &ViewResult| v.figures.map_or(1.0, |m| m.similarity);
+    let score = |v: &ViewResult| v.figures.map_or(0.0, |m| -m.mean_flip);
     rows.sort_by(|a, b| a.status.rank().cmp(&b.status.rank()).then(score(a).total_cmp(&score(b))));
     let cell = |p: &Option<PathBuf>, what: &str| match p {
         Some(p) => {
@@ -246,7 +265,11 @@ fn html(report: &Report, suite: &Suite, out: &Path) -> String {
          td, th {{ border: 1px solid #ccc; padding: 4px; vertical-align: top; }} img {{ width: 320px; }}\n\
          td:first-child {{ width: 300px; }} code {{ word-break: break-all; font-size: 12px; }}\n\
          .pass {{ color: #161; }} .fail, .error {{ color: #b11; font-weight: bold; }} .new {{ color: #a60; }}\n\
-         .none {{ color: #888; }} .note {{ color: #a60; }}\n</style>\n<h1>{name}</h1>\n<p>{} views{}: {} passed, {} failed ({} without a reference, {} errors) in {:.1} s. \
+         .none {{ color: #888; }} .note {{ color: #a60; }}\n\
+         .flip {{ position: relative; width: 320px; line-height: 0; }} .flip img {{ display: block; }}\n\
+         .flip .over {{ position: absolute; top: 0; left: 0; height: 100%; width: 50%; overflow: hidden; \
+         border-right: 2px solid #fc0; }}\n\
+         .flip .over img {{ max-width: none; }} td > input[type=range] {{ width: 320px; margin: 4px 0 0; }}\n</style>\n<h1>{name}</h1>\n<p>{} views{}: {} passed, {} failed ({} without a reference, {} errors) in {:.1} s. \
          Blueprint {}.</p>\n<p>Renderer: {}.</p>\n",
         report.views.len(),
         report.shard.as_ref().map_or(String::new(), |s| format!(" (shard {s})")),
@@ -262,7 +285,9 @@ fn html(report: &Report, suite: &Suite, out: &Path) -> String {
     for n in &report.notes {
         html.push_str(&format!("<p class=\"note\">Note: {}</p>\n", html_escape(n)));
     }
-    html.push_str("<table>\n<tr><th>view</th><th>reference</th><th>actual</th><th>difference (ΔE)</th></tr>\n");
+    html.push_str(
+        "<table>\n<tr><th>view</th><th>reference | actual (drag)</th><th>reference</th><th>actual</th><th>difference (ΔE)</th></tr>\n",
+    );
     for v in rows {
         let status = v.status.name();
         let mut about = format!("<b>{}</b><br><span class=\"{status}\">{status}</span>", html_escape(&v.name));
@@ -276,15 +301,12 @@ fn html(report: &Report, suite: &Suite, out: &Path) -> String {
         if let Some(msg) = &v.message {
             about.push_str(&format!("<br>{}", html_escape(msg)));
         }
-        if let Some(r) = &v.reference_renderer {
-            about
-                .push_str(&format!("<br><span class=\"note\">reference blessed on {}</span>", html_escape(&r.label())));
-        }
         if let Some(s) = &v.view {
             about.push_str(&format!("<br><code>{}</code>", html_escape(s)));
         }
         html.push_str(&format!(
-            "<tr><td>{about}</td>{}{}{}</tr>\n",
+            "<tr><td>{about}</td>{}{}{}{}</tr>\n",
+            slider(out, &v.files.reference, &v.files.actual),
             cell(&v.files.reference, "reference"),
             cell(&v.files.actual, "image"),
             cell(&v.files.diff, "difference")
@@ -292,6 +314,20 @@ fn html(report: &Report, suite: &Suite, out: &Path) -> String {
     }
     html.push_str("</table>\n");
     html
+}
+
+/// The reference under the actual image, the actual shown left of a slider the reviewer drags
+/// (as Playwright's report does): flipping between the two shows what moved.
+fn slider(out: &Path, reference: &Option<PathBuf>, actual: &Option<PathBuf>) -> String {
+    let (Some(r), Some(a)) = (reference, actual) else {
+        return "<td class=\"none\">no comparison</td>".to_string();
+    };
+    let (r, a) = (html_escape(&relative_path(out, r)), html_escape(&relative_path(out, a)));
+    format!(
+        "<td><div class=\"flip\"><img src=\"{r}\" alt=\"reference\"><div class=\"over\"><img src=\"{a}\" alt=\"actual\"></div></div>\
+         <input type=\"range\" min=\"0\" max=\"100\" value=\"50\" aria-label=\"reference | actual\" \
+         oninput=\"this.parentNode.querySelector('.over').style.width = this.value + '%'\"></td>"
+    )
 }
 
 fn xml_escape(s: &str) -> String {

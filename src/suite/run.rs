@@ -6,54 +6,15 @@
 //! view string, the request and the renderer. A reference without one still works; a reference
 //! blessed on another renderer than this run's says so in the report.
 
+use super::file::{Suite, SuiteView};
 use super::report::{Report, Status, ViewResult};
-use super::{Suite, SuiteView};
 use crate::compare;
+use crate::renderer::RendererInfo;
 use crate::view::View;
 use anyhow::Context;
 use image::RgbImage;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// Which renderer drew the frames: the graphics adapter as the driver names it, and Isla's
-/// version.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub struct RendererInfo {
-    /// The adapter, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or "NVIDIA H100 80GB HBM3".
-    pub name: String,
-    /// The driver, e.g. "llvmpipe" or "NVIDIA".
-    pub driver: String,
-    /// The driver's version text, e.g. "Mesa 22.3.6 (LLVM 15.0.6)".
-    pub driver_info: String,
-    /// The graphics API, e.g. "Vulkan".
-    pub backend: String,
-    /// "Cpu", "DiscreteGpu", … as wgpu names the device type.
-    #[serde(default)]
-    pub device_type: String,
-    /// Isla's version.
-    #[serde(default)]
-    pub isla: String,
-}
-
-impl RendererInfo {
-    /// The text a suite's `[tolerance.renderer."PATTERN"]` is matched against: the adapter, the
-    /// driver, its version and the backend, space-separated.
-    pub fn text(&self) -> String {
-        format!("{} {} {} {}", self.name, self.driver, self.driver_info, self.backend)
-    }
-
-    /// How the report names it: "NAME (DRIVER DRIVER_INFO, BACKEND)".
-    pub fn label(&self) -> String {
-        format!("{} ({} {}, {})", self.name, self.driver, self.driver_info, self.backend)
-    }
-
-    /// Whether `other` is the same renderer (adapter, driver, driver version and backend; Isla's
-    /// version aside).
-    pub fn same_as(&self, other: &RendererInfo) -> bool {
-        (&self.name, &self.driver, &self.driver_info, &self.backend)
-            == (&other.name, &other.driver, &other.driver_info, &other.backend)
-    }
-}
 
 /// What renders a view: the app's headless renderer, or a test's stand-in. `Ok` carries the frame
 /// and the view string of the pose it used.
@@ -253,7 +214,7 @@ fn verdict(
         Err(e) => return Ok((Status::Error, Some(format!("cannot read the reference {}: {e}", ref_path.display())))),
     };
     r.files.reference = Some(ref_path.to_path_buf());
-    let (m, de, ignored) = match compare::compare_masked(&reference, actual, tol, &v.ignore) {
+    let (m, de, flip, ignored) = match compare::compare_masked(&reference, actual, tol, &v.ignore) {
         Ok(x) => x,
         Err(why) => return Ok((Status::Fail, Some(why))),
     };
@@ -265,7 +226,8 @@ fn verdict(
     r.files.diff = Some(diff_path);
     Ok(match m.failure(tol) {
         Some(why) => {
-            let hint = compare::pass_at(&m, &de, &ignored, tol).map_or(String::new(), |h| format!("; passes at {h}"));
+            let hint =
+                compare::pass_at(&m, &de, &flip, &ignored, tol).map_or(String::new(), |h| format!("; passes at {h}"));
             (Status::Fail, Some(format!("{why}{hint}")))
         }
         None => (Status::Pass, None),

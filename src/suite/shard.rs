@@ -3,8 +3,8 @@
 //! estimate; `--merge` joins the shards' output folders into one report, in the suite file's
 //! order, without rendering.
 
+use super::file::{Suite, SuiteView};
 use super::report::{Report, ViewResult};
-use super::{Suite, SuiteView};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -121,7 +121,7 @@ pub fn merge(suite: &Suite, dirs: &[PathBuf]) -> Result<Merged, String> {
         r.check_suite(suite, d)?;
         seconds += r.seconds;
         if let Some(info) = r.renderer
-            && !renderers.iter().any(|x: &super::RendererInfo| x.same_as(&info))
+            && !renderers.iter().any(|x: &crate::renderer::RendererInfo| x.same_as(&info))
         {
             renderers.push(info);
         }

@@ -7,4 +7,5 @@ mod common;
 mod far_field;
 mod film;
 mod reload;
+mod renderers;
 mod screenshots;

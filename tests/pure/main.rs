@@ -15,6 +15,7 @@ mod joins;
 mod lod_drawn;
 mod probe;
 mod reader_bounds;
+mod renderers;
 mod rules;
 mod suite;
 mod suite_ci;

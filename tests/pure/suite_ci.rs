@@ -377,7 +377,7 @@ fn a_mask_over_a_change_passes_and_a_failure_says_what_would_pass() {
 #[test]
 fn renderer_tolerances_apply_where_the_pattern_matches_and_the_report_names_the_renderer() {
     let dir = scratch("renderers");
-    let extra = "[tolerance.renderer.\"llvmpipe\"]\nmax_mean_delta_e = 8\nmin_similarity = 0.8\n\
+    let extra = "[tolerance.renderer.\"llvmpipe\"]\nmax_mean_delta_e = 8\nmin_similarity = 0.8\nmax_mean_flip = 0.5\nmax_flip_changed = 1\n\
                  [tolerance.renderer.\"llvmpipe*fake 1.0*\"]\nmax_changed = 0.9\n";
     let p = ten_views(&dir, extra);
     let suite = Suite::load(&p).unwrap();

@@ -1,0 +1,111 @@
+//! Renderers (SPEC §8 "Renderers"): `--renderer` on every command that renders, a renderer that
+//! cannot be had (or cannot open a window) refused in one line, Isla's own suites passing on
+//! SwiftShader against their lavapipe references with `--renderers`' portability check, and the
+//! flight's screenshot taken once the world in view is drawn.
+
+use crate::common::{isla, luma, out_dir, repo};
+use std::process::Command;
+
+/// One line on stderr, exit 2, nothing written.
+fn refused(args: &[&str], env: &[(&str, &str)], want: &str) {
+    let mut cmd = isla();
+    cmd.args(args).current_dir(repo(""));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line: {err}");
+    assert!(err.contains(want), "{args:?}: {err}");
+}
+
+#[test]
+fn a_renderer_that_cannot_be_had_is_refused_in_one_line_before_any_work() {
+    let png = out_dir().join("renderer-refused.png");
+    let _ = std::fs::remove_file(&png);
+    let p = png.to_str().unwrap();
+    refused(&["shot", "blueprints/small.dat", "--out", p, "--renderer", "gpu9"], &[], "unknown renderer 'gpu9'");
+    refused(
+        &["shot", "blueprints/small.dat", "--out", p, "--renderer", "swiftshader"],
+        &[("ISLA_SWIFTSHADER_ICD", "/no/such/vk_swiftshader_icd.json")],
+        "renderer swiftshader: /no/such/vk_swiftshader_icd.json",
+    );
+    // SwiftShader as Chromium ships it has no window surface: refused before a window opens.
+    refused(
+        &["fly", "blueprints/small.dat", "--frames", "3", "--renderer", "swiftshader"],
+        &[],
+        "draws off-screen only",
+    );
+    refused(&["suite", "tests/screenshots/small.toml", "--renderers", "lavapipe"], &[], "give at least two");
+    assert!(!png.exists(), "nothing written");
+}
+
+/// The report of a run on SwiftShader against references blessed on lavapipe: every view
+/// passes with the default thresholds, the renderer is named, and the change of renderer is
+/// said once, listing the views it touches.
+#[test]
+fn own_suites_pass_on_swiftshader_and_are_portable_between_the_two_renderers() {
+    let out = repo("target/screenshot-output/renderers-small");
+    let _ = std::fs::remove_dir_all(&out);
+    let run = isla()
+        .args(["suite", "tests/screenshots/small.toml", "--renderers", "lavapipe,swiftshader", "--out"])
+        .arg(&out)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{err}");
+    assert!(err.contains("suite: portable: all 4 views pass on a change of renderer (lavapipe, swiftshader)"), "{err}");
+    assert_eq!(err.matches("portability: ").count(), 4, "one line per view: {err}");
+    let read = |p: &str| -> serde_json::Value { serde_json::from_slice(&std::fs::read(out.join(p)).unwrap()).unwrap() };
+    let p = read("portability.json");
+    assert_eq!(p["not_portable"], serde_json::json!([]));
+    // Each renderer's own run, judged against the lavapipe references.
+    let sw = read("swiftshader/report.json");
+    assert!(sw["renderer"]["name"].as_str().unwrap().contains("SwiftShader"), "{}", sw["renderer"]);
+    assert_eq!(sw["failed"], 0, "{sw}");
+    let lvp = read("lavapipe/report.json");
+    assert!(lvp["renderer"]["name"].as_str().unwrap().contains("llvmpipe"), "{}", lvp["renderer"]);
+    assert_eq!(lvp["notes"], serde_json::json!([]));
+    // One note for the change of renderer, naming the views whose records say lavapipe.
+    let notes = sw["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].as_str().unwrap().contains("small-overview"), "{notes:?}");
+    let html = std::fs::read_to_string(out.join("swiftshader/report.html")).unwrap();
+    assert_eq!(html.matches("a change of renderer").count(), 1, "said once in report.html");
+    assert!(html.contains("type=\"range\""), "a slider between reference and render");
+}
+
+/// `fly --screenshot` waits until the world in view is drawn, however few frames `--frames`
+/// asks for: ten frames give the island, not a black frame.
+#[test]
+fn the_flights_screenshot_shows_the_island_after_ten_frames() {
+    if Command::new("xvfb-run").arg("--help").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "xvfb-run is missing on CI: .ci/run should have installed it");
+        eprintln!("xvfb-run not installed (run scripts/test to install it): windowed screenshot test skipped");
+        return;
+    }
+    let png = out_dir().join("fly-ten-frames.png");
+    let _ = std::fs::remove_file(&png);
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_isla"))
+        .args(["blueprints/small.dat", "--frames", "10", "--screenshot"])
+        .arg(&png)
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let img = image::open(&png).unwrap_or_else(|e| panic!("{e}: {err}")).to_rgb8();
+    let (w, h) = img.dimensions();
+    let mean = |y0: u32, y1: u32| {
+        let px: Vec<f32> =
+            (y0..y1).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| luma(img.get_pixel(x, y))).collect();
+        px.iter().sum::<f32>() / px.len() as f32
+    };
+    let (top, bottom) = (mean(0, h / 8), mean(h / 2, h));
+    assert!(top > 100.0, "a bright sky at the top, not a black frame: mean luma {top}");
+    assert!(bottom > 30.0, "the island and the sea below: mean luma {bottom}");
+}
