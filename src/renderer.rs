@@ -39,9 +39,11 @@ impl RendererInfo {
         format!("{} {} {} {}", self.name, self.driver, self.driver_info, self.backend)
     }
 
-    /// How the report names it: "NAME (DRIVER DRIVER_INFO, BACKEND)".
+    /// How the report names it: "NAME (DRIVER DRIVER_INFO, BACKEND)" (an empty part left out).
     pub fn label(&self) -> String {
-        format!("{} ({} {}, {})", self.name, self.driver, self.driver_info, self.backend)
+        let driver: Vec<&str> =
+            [self.driver.as_str(), self.driver_info.as_str()].into_iter().filter(|s| !s.is_empty()).collect();
+        format!("{} ({}, {})", self.name, driver.join(" "), self.backend)
     }
 
     /// Whether `other` is the same renderer (adapter, driver, driver version and backend; Isla's

@@ -331,7 +331,8 @@ pub fn readback_timeout() -> std::time::Duration {
 #[derive(Debug, Clone)]
 pub struct SlowRenderer {
     pub renderer: String,
-    pub waited_s: f64,
+    /// The bound it was given ([`readback_timeout`]).
+    pub limit_s: f64,
 }
 
 impl std::fmt::Display for SlowRenderer {
@@ -339,7 +340,7 @@ impl std::fmt::Display for SlowRenderer {
         write!(
             f,
             "the renderer {} returned no frame within {:.0} s (ISLA_READBACK_TIMEOUT_S sets how long to wait)",
-            self.renderer, self.waited_s
+            self.renderer, self.limit_s
         )
     }
 }
@@ -379,8 +380,7 @@ pub fn read_back(app: &mut App, handle: Handle<Image>, width: u32, height: u32) 
     }
     app.world_mut().despawn(e);
     let Some(data) = captured.lock().expect("readback lock").take() else {
-        let waited_s = started.elapsed().as_secs_f64();
-        return Err(SlowRenderer { renderer: adapter_name(app.world()), waited_s }.into());
+        return Err(SlowRenderer { renderer: adapter_name(app.world()), limit_s: limit.as_secs_f64() }.into());
     };
     let row = width as usize * 4;
     let stride = row.next_multiple_of(256);

@@ -286,7 +286,7 @@ fn html(report: &Report, suite: &Suite, out: &Path) -> String {
         html.push_str(&format!("<p class=\"note\">Note: {}</p>\n", html_escape(n)));
     }
     html.push_str(
-        "<table>\n<tr><th>view</th><th>reference | actual (drag)</th><th>reference</th><th>actual</th><th>difference (ΔE)</th></tr>\n",
+        "<table>\n<tr><th>view</th><th>actual | reference (drag)</th><th>reference</th><th>actual</th><th>difference (ΔE)</th></tr>\n",
     );
     for v in rows {
         let status = v.status.name();

@@ -109,3 +109,29 @@ fn the_flights_screenshot_shows_the_island_after_ten_frames() {
     assert!(top > 100.0, "a bright sky at the top, not a black frame: mean luma {top}");
     assert!(bottom > 30.0, "the island and the sea below: mean luma {bottom}");
 }
+
+/// A renderer that does not return a frame in time is named in one line — not an internal
+/// failure — and nothing is written. (No wait at all: no frame comes back within 0 s.)
+#[test]
+fn a_frame_not_back_in_time_names_the_renderer_in_one_line() {
+    let png = out_dir().join("renderer-slow.png");
+    let _ = std::fs::remove_file(&png);
+    let out = isla()
+        .args(["shot", "blueprints/small.dat", "--renderer", "lavapipe", "--width", "32", "--height", "18", "--out"])
+        .arg(&png)
+        .env("ISLA_READBACK_TIMEOUT_S", "0")
+        .env("RUST_LOG", "error")
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let line = err.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        line.starts_with("error: the renderer llvmpipe")
+            && line.ends_with("within 0 s (ISLA_READBACK_TIMEOUT_S sets how long to wait)"),
+        "{err}"
+    );
+    assert!(!err.contains("internal failure"), "{err}");
+    assert!(!png.exists(), "nothing written");
+}

@@ -203,3 +203,33 @@ fn renderers_name_the_views_that_would_fail_on_a_change_of_renderer() {
     let e = portability::judge(&suite, &[RendererRun { name: "x".into(), dir: dir.join("none") }]).unwrap_err();
     assert!(e.contains("no report.json"), "{e}");
 }
+
+/// A run on another renderer than the references were blessed on says so once, at the top of
+/// the report, naming every view it touches — not once per view.
+#[test]
+fn a_change_of_renderer_is_said_once_naming_the_views() {
+    let dir = scratch("said-once");
+    let suite = three_views(&dir);
+    let run = |r: &mut dyn Renderer, out: &str, bless| {
+        let opts = RunOptions { out: dir.join(out), bless, shard: None };
+        isla::suite::run(&suite, r, &opts, std::time::Instant::now(), &mut |_| {}).unwrap()
+    };
+    run(&mut Gradient { name: "first", noise: false, planted: vec![] }, "bless", Some(isla::suite::BlessMode::Changed));
+    let same = run(&mut Gradient { name: "first", noise: false, planted: vec![] }, "same", None);
+    assert!(same.notes.is_empty(), "{:?}", same.notes);
+    let other = run(&mut Gradient { name: "second", noise: true, planted: vec![] }, "other", None);
+    assert_eq!(other.notes.len(), 1, "{:?}", other.notes);
+    let note = &other.notes[0];
+    assert!(
+        note.starts_with(
+            "a change of renderer: the references of all 3 views (sea, coast, peak) were blessed on first"
+        ),
+        "{note}"
+    );
+    assert!(note.ends_with("this run drew them on second (second, Vulkan)"), "{note}");
+    assert!(other.views.iter().all(|v| v.reference_renderer.as_ref().is_some_and(|r| r.name == "first")));
+    let html = std::fs::read_to_string(dir.join("other/report.html")).unwrap();
+    assert_eq!(html.matches("a change of renderer").count(), 1, "once in report.html");
+    assert!(html.find("a change of renderer").unwrap() < html.find("<table>").unwrap(), "at the top");
+    assert_eq!(html.matches("type=\"range\"").count(), 3, "a slider per view with a reference");
+}
