@@ -303,8 +303,12 @@ fn bless_from_an_earlier_output_renders_nothing_and_touches_only_what_is_asked()
     run(&Suite::load(&q).unwrap(), &mut gpu, &other.join("o"), None, None);
     let snapshot = || (0..10).map(|i| std::fs::read(refs.join(format!("v{i}.png"))).unwrap()).collect::<Vec<_>>();
     let held = snapshot();
+    // (v0's request differs there, and bless_from_refuses_an_image_rendered_for_another_request
+    // names it; the other nine's requests are the same, their suite file's fingerprint is not.)
+    let mut nine = Suite::load(&p).unwrap();
+    nine.select(&(1..10).map(|i| format!("v{i}")).collect::<Vec<_>>()).unwrap();
     assert!(
-        isla::suite::bless_from(&suite, &other.join("o"), BlessMode::Changed).unwrap_err().contains("another suite")
+        isla::suite::bless_from(&nine, &other.join("o"), BlessMode::Changed).unwrap_err().contains("another suite")
     );
     assert!(isla::suite::bless_from(&suite, &dir, BlessMode::Changed).unwrap_err().contains("no report.json"));
     assert_eq!(snapshot(), held);
@@ -411,3 +415,66 @@ fn renderer_tolerances_apply_where_the_pattern_matches_and_the_report_names_the_
     let e = Suite::load(&p).unwrap_err().to_string();
     assert!(e.contains("renderer \"llvmpipe*fake 1.0*\": max_changed must be 0..=1"), "{e}");
 }
+
+/// Every file of the references folder, by name, with its bytes.
+fn folder(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// SPEC §8 "Suites in CI": `--bless-from DIR` refuses a view whose request (its pose, size or
+/// settings) changed since DIR's run, whatever the mode and selection: that run's image is
+/// another request's picture. The refusal is one line naming the view and both requests (the
+/// CLI prints it and exits 2), and no reference or record is written. With the suite as it was,
+/// the same bless goes through.
+#[test]
+fn bless_from_refuses_an_image_rendered_for_another_request() {
+    let dir = scratch("from-request");
+    let p = ten_views(&dir, "");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let suite = Suite::load(&p).unwrap();
+    let refs = dir.join("refs");
+    run(&suite, &mut Fake::new("lavapipe"), &dir.join("o"), Some(BlessMode::Changed), None);
+    let mut gpu = Fake::new("gpu");
+    gpu.planted = vec!["v3".into()];
+    let ci = dir.join("ci-artefact");
+    run(&suite, &mut gpu, &ci, None, None);
+    let held = folder(&refs);
+    let then = suite.views[3].request();
+    let changes = [
+        ("the sun", text.replacen("sun_elevation = 25\n", "sun_elevation = 26\n", 1)),
+        ("the pose", text.replacen("look_from = [3, 100, 0]", "look_from = [3, 101, 0]", 1)),
+        ("the size", text.replacen("name = \"v3\"\n", "name = \"v3\"\nwidth = 50\n", 1)),
+        ("the switches", text.replacen("name = \"v3\"\n", "name = \"v3\"\nshading = \"normals\"\n", 1)),
+    ];
+    for (what, changed) in changes {
+        assert_ne!(changed, text, "{what}: the edit applies");
+        std::fs::write(&p, &changed).unwrap();
+        for only in [vec![], vec!["v3".to_string()]] {
+            let mut now = Suite::load(&p).unwrap();
+            now.select(&only).unwrap();
+            let asked = now.views.iter().find(|v| v.name == "v3").unwrap().request();
+            assert_ne!(asked, then, "{what}: the request changes");
+            for mode in [BlessMode::Changed, BlessMode::Failed, BlessMode::New] {
+                let e = isla::suite::bless_from(&now, &ci, mode).expect_err(what);
+                assert!(
+                    e.contains("view 'v3'") && e.contains(&format!("'{then}'")) && e.contains(&format!("'{asked}'")),
+                    "{what}, {mode:?}, only {only:?}: wanted the view and both requests in: {e}"
+                );
+                assert!(e.starts_with(&ci.display().to_string()) && !e.contains('\n'), "{e}");
+                assert_eq!(folder(&refs), held, "{what}, {mode:?}: nothing written");
+            }
+        }
+    }
+    // The suite as it was: v3 (failed in that run) is blessed from it.
+    std::fs::write(&p, &text).unwrap();
+    let done = isla::suite::bless_from(&Suite::load(&p).unwrap(), &ci, BlessMode::Failed).unwrap();
+    assert_eq!(done.written, ["v3"]);
+    assert_eq!(std::fs::read(refs.join("v3.png")).unwrap(), std::fs::read(ci.join("v3.png")).unwrap());
+}
+
