@@ -251,3 +251,103 @@ fn keys_appended_beside_the_blueprint_make_a_path() {
     assert!(isla::film::append_key(&bp, &a).unwrap_err().to_string().contains("island.path.toml:1:"));
     assert_eq!(std::fs::read_to_string(dir.join("island.path.toml")).unwrap(), "[[key]\n");
 }
+
+/// The camera's position at every frame of the film.
+fn positions(film: &Film) -> Vec<[f32; 3]> {
+    (0..film.file.frames()).map(|i| film.view(i, None).0.from).collect()
+}
+
+fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// SPEC §10 "Motion": a key with a hold is a stop, even between two legs the camera takes at
+/// speed (`linear` on both sides). Frame by frame at 60 fps: it slows to rest as it arrives, stays
+/// exactly where the key puts it for the whole hold, and leaves from rest — its first and last
+/// moves a small fraction of the leg's mean frame step, where passing through would keep them.
+#[test]
+fn a_key_with_a_hold_is_a_stop() {
+    let dir = scratch("hold");
+    let at = [0.0, 0.0, -2000.0];
+    let linear = "travel = 3\nease = \"linear\"\n";
+    let text = format!(
+        "fps = 60\n{}{}{}{}{}",
+        key([0.0, 300.0, 0.0], at, ""),
+        key([400.0, 300.0, 0.0], at, linear),
+        key([800.0, 300.0, 100.0], at, "travel = 3\nease = \"linear\"\nhold = 2\n"),
+        key([1200.0, 300.0, 0.0], at, linear),
+        key([1600.0, 300.0, 0.0], at, linear),
+    );
+    let film = Film::new(parse(&dir, &text).unwrap());
+    let held = film.file.keys[2].clone();
+    assert_eq!((held.arrive, held.depart), (6.0, 8.0));
+    let p = positions(&film);
+    let fps = film.file.fps as f32;
+    let (first, last) = ((held.arrive * fps) as usize, (held.depart * fps) as usize);
+    for (i, q) in p.iter().enumerate().take(last + 1).skip(first) {
+        assert_eq!(*q, held.from, "frame {i} ({} s) is in the hold", i as f32 / fps);
+    }
+    // The legs either side: their mean step a frame, and the step into and out of the hold.
+    let mean_step = |a: usize, b: usize| distance(p[a], p[b]) / (b - a) as f32;
+    let arriving = mean_step(first - 3 * 60, first);
+    let leaving = mean_step(last, last + 3 * 60);
+    let into = distance(p[first - 1], p[first]);
+    let out_of = distance(p[last], p[last + 1]);
+    assert!(into < 0.05 * arriving, "arrives at {into} m a frame (the leg's mean {arriving} m): not at rest");
+    assert!(out_of < 0.05 * leaving, "leaves at {out_of} m a frame (the leg's mean {leaving} m): not from rest");
+}
+
+/// SPEC §10 "Motion": at a key between a long leg (1000 m in 4 s) and a short one (10 m in 4 s),
+/// both taken at speed, the speed through the key is capped at the short leg's chord over its
+/// duration, so the camera does not overshoot: frame by frame it only moves forward, and along
+/// the short leg it stays between that leg's two keys.
+#[test]
+fn the_camera_does_not_overshoot_a_key_between_a_long_leg_and_a_short_one() {
+    let dir = scratch("cap");
+    let at = [2000.0, 0.0, -2000.0];
+    let linear = "travel = 4\nease = \"linear\"\n";
+    let text = format!(
+        "{}{}{}{}",
+        key([0.0, 300.0, 0.0], at, ""),
+        key([1000.0, 300.0, 0.0], at, linear),
+        key([1010.0, 300.0, 0.0], at, linear),
+        key([1020.0, 300.0, 0.0], at, linear),
+    );
+    let film = Film::new(parse(&dir, &text).unwrap());
+    let p = positions(&film);
+    let fps = film.file.fps as f32;
+    for (i, w) in p.windows(2).enumerate() {
+        assert!(w[1][0] >= w[0][0] - 1e-3, "frame {}: back from x = {} to {}", i + 1, w[0][0], w[1][0]);
+        assert!((w[1][1] - 300.0).abs() < 1e-3 && w[1][2].abs() < 1e-3, "frame {}: off the line at {:?}", i + 1, w[1]);
+    }
+    let (b, c) = (film.file.keys[1].clone(), film.file.keys[2].clone());
+    for (i, q) in p.iter().enumerate().take((c.arrive * fps) as usize + 1).skip((b.depart * fps) as usize) {
+        assert!(
+            (b.from[0] - 1e-3..=c.from[0] + 1e-3).contains(&q[0]),
+            "frame {i}: x = {} between the keys at {} and {}",
+            q[0],
+            b.from[0],
+            c.from[0]
+        );
+    }
+}
+
+/// SPEC §10 "Motion": where the camera turns in place (two keys at one spot), the turn goes by
+/// time, smoothstepped for an in-out leg (from rest to rest) and evenly for a linear one. A
+/// quarter of the way through a 20° turn: 20° × smoothstep(¼) = 3.125° in-out, 5° linear.
+#[test]
+fn a_turn_in_place_is_smoothstepped_in_out_and_even_when_linear() {
+    let dir = scratch("turn");
+    let p = [100.0, 200.0, 100.0];
+    let at = |deg: f32| {
+        let f = forward_at_yaw(deg);
+        [p[0] + 100.0 * f[0], p[1], p[2] + 100.0 * f[2]]
+    };
+    for (ease, want) in [("in-out", 3.125f32), ("linear", 5.0)] {
+        let text = key(p, at(0.0), "") + &key(p, at(20.0), &format!("travel = 2\nease = \"{ease}\"\n"));
+        let film = Film::new(parse(&dir, &text).unwrap());
+        let turned = yaw(film.pose(0.5).forward);
+        assert!((turned - want).abs() < 0.01, "{ease}: {turned}° a quarter of the way, not {want}°");
+        assert_eq!(film.pose(0.5).from, p, "{ease}: the camera stays where it is");
+    }
+}

@@ -478,3 +478,71 @@ fn bless_from_refuses_an_image_rendered_for_another_request() {
     assert_eq!(std::fs::read(refs.join("v3.png")).unwrap(), std::fs::read(ci.join("v3.png")).unwrap());
 }
 
+/// SPEC §8 "Tolerances per renderer": where several `[tolerance.renderer."PATTERN"]` tables
+/// match, they refine the thresholds the file's before the view's and a shorter pattern before a
+/// longer, so the most specific has the last word, in whatever order the file lists them. Read
+/// from the thresholds each view was judged by in `report.json`.
+#[test]
+fn the_most_specific_renderer_tolerance_has_the_last_word() {
+    let dir = scratch("tolerance-order");
+    // Listed longest first, and their names' order is not their lengths' ("llvmpipe*…" < "vulkan").
+    let extra = "[tolerance.renderer.\"llvmpipe*fake 1.0*\"]\ndelta_e = 15\nmax_changed = 0.4\n\
+                 [tolerance.renderer.\"vulkan\"]\ndelta_e = 20\nmax_changed = 0.5\nmin_similarity = 0.5\n\
+                 [tolerance.renderer.\"amd\"]\ndelta_e = 30\nmax_mean_delta_e = 3\n";
+    let p = ten_views(&dir, extra);
+    // v4's own tables: shorter than the file's, yet they come after them; "(llvm 15" < "bits" by name.
+    let text = std::fs::read_to_string(&p).unwrap().replacen(
+        "name = \"v4\"\n",
+        "name = \"v4\"\ntolerance = { renderer = { \"(llvm 15\" = { delta_e = 11 }, bits = { delta_e = 12, max_mean_delta_e = 4 } } }\n",
+        1,
+    );
+    std::fs::write(&p, text).unwrap();
+    let suite = Suite::load(&p).unwrap();
+    let judged_by = |out: &Path, view: usize| {
+        let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        let t = &json["views"][view]["tolerance"];
+        ["min_similarity", "delta_e", "max_changed", "max_mean_delta_e"].map(|k| t[k].as_f64().unwrap())
+    };
+    let cpu = dir.join("cpu");
+    run(&suite, &mut Fake::new("llvmpipe (LLVM 15.0.6, 256 bits)"), &cpu, None, None);
+    // v0: the defaults, then "vulkan", then "llvmpipe*fake 1.0*"; "amd" does not match.
+    assert_eq!(judged_by(&cpu, 0), [0.5, 15.0, 0.4, 1.0]);
+    // v4: the file's two, then its own "bits", then its own "(llvm 15".
+    assert_eq!(judged_by(&cpu, 4), [0.5, 11.0, 0.4, 4.0]);
+    // Another renderer: "amd", then "vulkan" (longer), over the defaults.
+    let amd = dir.join("amd");
+    run(&suite, &mut Fake::new("AMD Radeon"), &amd, None, None);
+    assert_eq!(judged_by(&amd, 0), [0.5, 20.0, 0.5, 3.0]);
+    assert_eq!(judged_by(&amd, 4), [0.5, 20.0, 0.5, 3.0]);
+}
+
+/// SPEC §8 "Suites in CI": `--bless-from DIR` takes a view's image only where it is a PNG at the
+/// view's size: another size, bytes that are not a PNG, or no image at all is refused in one
+/// line naming the file, before anything is written (here the views before it in the file
+/// would be blessed).
+#[test]
+fn bless_from_refuses_an_image_of_another_size_or_not_a_png() {
+    let dir = scratch("from-image");
+    let p = ten_views(&dir, "");
+    let suite = Suite::load(&p).unwrap();
+    let refs = dir.join("refs");
+    run(&suite, &mut Fake::new("lavapipe"), &dir.join("o"), Some(BlessMode::Changed), None);
+    let mut gpu = Fake::new("gpu");
+    gpu.planted = vec!["v2".into(), "v7".into()];
+    let ci = dir.join("ci-artefact");
+    run(&suite, &mut gpu, &ci, None, None);
+    let held = folder(&refs);
+    let image = ci.join("v7.png");
+    let small = image::RgbImage::from_pixel(47, 24, image::Rgb([1, 2, 3]));
+    small.save(&image).unwrap();
+    let e = isla::suite::bless_from(&suite, &ci, BlessMode::Changed).unwrap_err();
+    assert_eq!(e, format!("{}: 47×24, the view is 48×24", image.display()));
+    assert_eq!(folder(&refs), held, "v2 not blessed either");
+    std::fs::write(&image, b"\x89PNG\r\n\x1a\n not really").unwrap();
+    let e = isla::suite::bless_from(&suite, &ci, BlessMode::Failed).unwrap_err();
+    assert!(e.starts_with(&format!("{}: not a PNG", image.display())) && !e.contains('\n'), "{e}");
+    std::fs::remove_file(&image).unwrap();
+    let e = isla::suite::bless_from(&suite, &ci, BlessMode::Changed).unwrap_err();
+    assert!(e.starts_with(&format!("{}: cannot read", image.display())) && !e.contains('\n'), "{e}");
+    assert_eq!(folder(&refs), held, "nothing written");
+}
