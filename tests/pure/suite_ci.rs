@@ -546,3 +546,30 @@ fn bless_from_refuses_an_image_of_another_size_or_not_a_png() {
     assert!(e.starts_with(&format!("{}: cannot read", image.display())) && !e.contains('\n'), "{e}");
     assert_eq!(folder(&refs), held, "nothing written");
 }
+
+/// SPEC §8 "Tolerances per renderer": a renderer pattern is 1–200 characters. Blank, or 201
+/// characters long, the file is refused in one line naming the pattern; 200 characters load.
+#[test]
+fn a_renderer_pattern_is_1_to_200_characters() {
+    let dir = scratch("pattern-length");
+    for (pattern, refused) in [
+        (String::new(), true),
+        ("  ".into(), true),
+        ("x".repeat(201), true),
+        ("x".repeat(200), false),
+        ("x".into(), false),
+    ] {
+        let p = ten_views(&dir, &format!("[tolerance.renderer.\"{pattern}\"]\ndelta_e = 12\n"));
+        match Suite::load(&p) {
+            Err(e) if refused => {
+                let e = e.to_string();
+                assert!(
+                    e.contains(&format!("renderer pattern '{pattern}' must be 1–200 characters")) && !e.contains('\n'),
+                    "{e}"
+                );
+            }
+            Ok(s) if !refused => assert_eq!(s.views[0].renderer_tolerance.len(), 1),
+            other => panic!("pattern of {} characters: {:?}", pattern.len(), other.map(|_| ())),
+        }
+    }
+}
