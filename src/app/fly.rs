@@ -38,15 +38,29 @@ struct ExitAfter(Option<u32>, Option<std::path::PathBuf>);
 struct ScreenshotState {
     asked: Option<std::time::Instant>,
     saved: bool,
-    /// The frame on which the screen first showed exactly what the camera asks for.
+    /// Frames in a row the screen has shown exactly what the camera asks for, every pipeline ready.
+    ready_frames: u32,
+    /// The frame on which that reached [`SETTLED_FRAMES`]: the world in view is drawn.
     settled_at: Option<u32>,
     frame: u32,
     started: Option<std::time::Instant>,
 }
 
-/// Frames drawn after the view settles before the screenshot is taken: the last nodes' meshes
-/// reach the render world one frame after they are shown, and are drawn the next.
-const SETTLED_FRAMES: u32 = 2;
+/// Frames in a row, after the view settles, with no render pipeline still compiling before the
+/// screenshot is taken: the window compiles pipelines in the background (a shot compiles them
+/// at once), and a mesh whose pipeline is not ready is not drawn.
+const SETTLED_FRAMES: u32 = 3;
+
+/// How many render pipelines are still compiling, counted by the render world each frame.
+#[derive(Resource, Clone, Default)]
+struct PipelinesWaiting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+fn count_waiting_pipelines(
+    cache: Res<bevy::render::render_resource::PipelineCache>,
+    waiting: Res<PipelinesWaiting>,
+) {
+    waiting.0.store(cache.waiting_pipelines().count(), std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Frames before the exit at which the screenshot is asked for at the earliest, so the capture
 /// lands before the app ends.
@@ -100,7 +114,14 @@ pub struct FlightPlugin {
 
 impl Plugin for FlightPlugin {
     fn build(&self, app: &mut App) {
+        let waiting = PipelinesWaiting::default();
+        if let Some(render_app) = app.get_sub_app_mut(bevy::render::RenderApp) {
+            render_app
+                .insert_resource(waiting.clone())
+                .add_systems(bevy::render::Render, count_waiting_pipelines.in_set(bevy::render::RenderSystems::Cleanup));
+        }
         app.insert_resource(ExitAfter(self.exit_after_frames, self.screenshot.clone()))
+            .insert_resource(waiting)
             .init_resource::<ScreenshotState>()
             .add_systems(Startup, spawn_camera)
             .add_systems(
@@ -156,8 +177,11 @@ fn track_settled(world: &mut World) {
         .iter(world)
         .next()
         .map(|t| t.translation().to_array());
-    if at.is_some_and(|at| super::server::settled(world, at)) {
-        let mut st = world.resource_mut::<ScreenshotState>();
+    let compiling = world.resource::<PipelinesWaiting>().0.load(std::sync::atomic::Ordering::Relaxed);
+    let ready = compiling == 0 && at.is_some_and(|at| super::server::settled(world, at));
+    let mut st = world.resource_mut::<ScreenshotState>();
+    st.ready_frames = if ready { st.ready_frames + 1 } else { 0 };
+    if st.ready_frames >= SETTLED_FRAMES {
         st.settled_at = Some(st.frame);
     }
 }
@@ -175,7 +199,7 @@ fn exit_after(
     let Some(n) = limit.0 else { return };
     let frame = st.frame;
     if let Some(path) = &limit.1 {
-        let drawn = st.settled_at.is_some_and(|s| frame >= s + SETTLED_FRAMES);
+        let drawn = st.settled_at.is_some();
         if st.asked.is_none() && drawn && frame + SCREENSHOT_LEAD_FRAMES >= n {
             use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
             info!("fly: saving a screenshot of the window to {}", path.display());
