@@ -55,10 +55,7 @@ const SETTLED_FRAMES: u32 = 3;
 #[derive(Resource, Clone, Default)]
 struct PipelinesWaiting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
-fn count_waiting_pipelines(
-    cache: Res<bevy::render::render_resource::PipelineCache>,
-    waiting: Res<PipelinesWaiting>,
-) {
+fn count_waiting_pipelines(cache: Res<bevy::render::render_resource::PipelineCache>, waiting: Res<PipelinesWaiting>) {
     waiting.0.store(cache.waiting_pipelines().count(), std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -116,9 +113,10 @@ impl Plugin for FlightPlugin {
     fn build(&self, app: &mut App) {
         let waiting = PipelinesWaiting::default();
         if let Some(render_app) = app.get_sub_app_mut(bevy::render::RenderApp) {
-            render_app
-                .insert_resource(waiting.clone())
-                .add_systems(bevy::render::Render, count_waiting_pipelines.in_set(bevy::render::RenderSystems::Cleanup));
+            render_app.insert_resource(waiting.clone()).add_systems(
+                bevy::render::Render,
+                count_waiting_pipelines.in_set(bevy::render::RenderSystems::Cleanup),
+            );
         }
         app.insert_resource(ExitAfter(self.exit_after_frames, self.screenshot.clone()))
             .insert_resource(waiting)

@@ -68,6 +68,17 @@ impl Renderer for Fake {
     }
 }
 
+/// `suite` blessed on "lavapipe" into `DIR/refs`, then run on "gpu" with `planted` views into
+/// `DIR/ci-artefact` (an earlier CI run's output); returns the two folders.
+fn blessed_then_ci(suite: &Suite, dir: &Path, planted: &[&str]) -> (PathBuf, PathBuf) {
+    run(suite, &mut Fake::new("lavapipe"), &dir.join("o"), Some(BlessMode::Changed), None);
+    let mut gpu = Fake::new("gpu");
+    gpu.planted = planted.iter().map(|v| v.to_string()).collect();
+    let ci = dir.join("ci-artefact");
+    run(suite, &mut gpu, &ci, None, None);
+    (dir.join("refs"), ci)
+}
+
 /// Ten views of assorted sizes, suns and switches.
 fn ten_views(dir: &Path, extra: &str) -> PathBuf {
     std::fs::write(dir.join("bp.dat"), b"not read by the suite loader").unwrap();
@@ -275,12 +286,7 @@ fn bless_from_an_earlier_output_renders_nothing_and_touches_only_what_is_asked()
     let dir = scratch("from");
     let p = ten_views(&dir, "");
     let suite = Suite::load(&p).unwrap();
-    let refs = dir.join("refs");
-    run(&suite, &mut Fake::new("lavapipe"), &dir.join("o"), Some(BlessMode::Changed), None);
-    let mut gpu = Fake::new("gpu");
-    gpu.planted = vec!["v2".into(), "v7".into()];
-    let ci = dir.join("ci-artefact");
-    run(&suite, &mut gpu, &ci, None, None);
+    let (refs, ci) = blessed_then_ci(&suite, &dir, &["v2", "v7"]);
     let before: Vec<Vec<u8>> = (0..10).map(|i| std::fs::read(refs.join(format!("v{i}.png"))).unwrap()).collect();
     let mut only = Suite::load(&p).unwrap();
     only.select(&["v2".into(), "v3".into()]).unwrap();
@@ -300,7 +306,7 @@ fn bless_from_an_earlier_output_renders_nothing_and_touches_only_what_is_asked()
     // Another suite's output, and a folder without a report: refused, nothing written.
     let other = scratch("from-other");
     let q = another_suite(&other);
-    run(&Suite::load(&q).unwrap(), &mut gpu, &other.join("o"), None, None);
+    run(&Suite::load(&q).unwrap(), &mut Fake::new("gpu"), &other.join("o"), None, None);
     let snapshot = || (0..10).map(|i| std::fs::read(refs.join(format!("v{i}.png"))).unwrap()).collect::<Vec<_>>();
     let held = snapshot();
     // (v0's request differs there, and bless_from_refuses_an_image_rendered_for_another_request
@@ -438,12 +444,7 @@ fn bless_from_refuses_an_image_rendered_for_another_request() {
     let p = ten_views(&dir, "");
     let text = std::fs::read_to_string(&p).unwrap();
     let suite = Suite::load(&p).unwrap();
-    let refs = dir.join("refs");
-    run(&suite, &mut Fake::new("lavapipe"), &dir.join("o"), Some(BlessMode::Changed), None);
-    let mut gpu = Fake::new("gpu");
-    gpu.planted = vec!["v3".into()];
-    let ci = dir.join("ci-artefact");
-    run(&suite, &mut gpu, &ci, None, None);
+    let (refs, ci) = blessed_then_ci(&suite, &dir, &["v3"]);
     let held = folder(&refs);
     let then = suite.views[3].request();
     let changes = [
@@ -525,12 +526,7 @@ fn bless_from_refuses_an_image_of_another_size_or_not_a_png() {
     let dir = scratch("from-image");
     let p = ten_views(&dir, "");
     let suite = Suite::load(&p).unwrap();
-    let refs = dir.join("refs");
-    run(&suite, &mut Fake::new("lavapipe"), &dir.join("o"), Some(BlessMode::Changed), None);
-    let mut gpu = Fake::new("gpu");
-    gpu.planted = vec!["v2".into(), "v7".into()];
-    let ci = dir.join("ci-artefact");
-    run(&suite, &mut gpu, &ci, None, None);
+    let (refs, ci) = blessed_then_ci(&suite, &dir, &["v2", "v7"]);
     let held = folder(&refs);
     let image = ci.join("v7.png");
     let small = image::RgbImage::from_pixel(47, 24, image::Rgb([1, 2, 3]));
